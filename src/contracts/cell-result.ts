@@ -1,0 +1,38 @@
+// The eval result shape (DESIGN.md §3.2): one shape whatever happened, produced by the tool and read by every adapter.
+import type { CellErrorInfo, CellOutput } from "./outputs.js";
+
+/** Languages a cell can run in. */
+export type CellLanguage = "py" | "js";
+
+/** How a cell ended. */
+export type CellStatus = "ok" | "error" | "timeout" | "cancelled" | "killed" | "died" | "skipped";
+
+/** Where the full output went when the text had to be shortened. */
+export interface TruncationInfo {
+  artifact: string;
+  totalBytes: number;
+  totalLines: number;
+}
+
+/** One cell's result. */
+export interface CellResult {
+  index: number;
+  title?: string;
+  language: CellLanguage;
+  status: CellStatus;
+  executionCount: number | null;
+  durationMs: number;
+  /** The cell's output as a model reads it, after truncation. */
+  text: string;
+  /** Everything the cell produced, in order. */
+  outputs: CellOutput[];
+  error?: CellErrorInfo;
+  truncated?: TruncationInfo;
+  notices?: string[];
+}
+
+/** `details` of an eval call. */
+export interface EvalDetails {
+  ok: boolean;
+  cells: CellResult[];
+}

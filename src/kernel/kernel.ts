@@ -1,0 +1,69 @@
+// The contract every kernel (Python subprocess, JS worker) fulfils, so sessions and the tool treat them alike.
+import type { CellLanguage } from "../contracts/cell-result.js";
+import type { CellErrorInfo, KernelOutput } from "../contracts/outputs.js";
+
+/** A call from cell code into the host (`agent()`, `completion()`, `tool.x()`...). */
+export interface BridgeCall {
+  method: string;
+  params: Record<string, unknown>;
+  /** Fires when the cell is interrupted, times out, ends or the kernel dies. */
+  signal: AbortSignal;
+}
+
+/** Answers bridge calls; a thrown error becomes an exception in the cell. */
+export type BridgeCallHandler = (call: BridgeCall) => Promise<unknown>;
+
+/** Per-execution options. */
+export interface ExecuteOptions {
+  /** Each output as it arrives, in order. */
+  onOutput?: (output: KernelOutput) => void;
+  /** Aborting interrupts the cell (SIGINT / protocol interrupt). */
+  signal?: AbortSignal;
+  /** Bridge calls made by the cell. Without it, every call fails in the cell with a clear error. */
+  onCall?: BridgeCallHandler;
+  /** Answers `input()`; without it `input()` fails at once in the cell. */
+  onInputRequest?: (prompt: string, password: boolean) => Promise<string>;
+  /** Working directory to switch to before the cell runs. */
+  cwd?: string;
+  /** Environment entries to set before the cell runs. */
+  env?: Record<string, string>;
+  /** No result frame, no history, no execution count. */
+  silent?: boolean;
+  /** Count the cell in the execution counter and history (default true). */
+  storeHistory?: boolean;
+}
+
+/** How a cell that reached its end finished. A kernel that dies instead makes `execute` reject. */
+export interface ExecuteOutcome {
+  status: "ok" | "error";
+  /** True when the cell ended because it was interrupted. */
+  cancelled: boolean;
+  executionCount: number | null;
+  outputs: KernelOutput[];
+  error?: CellErrorInfo;
+  durationMs: number;
+}
+
+/** Why a kernel process ended. */
+export interface KernelExit {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  /** True when the host asked for the exit (shutdown, kill ladder). */
+  requested: boolean;
+  /** Last lines the process wrote to its real stderr (runner diagnostics, interpreter crashes). */
+  stderrTail: string;
+}
+
+/** One retained interpreter. */
+export interface Kernel {
+  readonly language: CellLanguage;
+  readonly isAlive: boolean;
+  start(): Promise<void>;
+  execute(code: string, options?: ExecuteOptions): Promise<ExecuteOutcome>;
+  /** Ask the running cell to stop; the kernel keeps its state. */
+  interrupt(): void;
+  /** Stop the kernel and everything it started; resolves once it is gone. */
+  shutdown(): Promise<KernelExit | undefined>;
+  /** Registers a listener for the kernel's exit; returns a function that removes it. */
+  onExit(listener: (exit: KernelExit) => void): () => void;
+}

@@ -1,0 +1,12 @@
+// Test runner settings: real processes are spawned, so give tests room and run files in parallel forks.
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["test/**/*.test.ts"],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    pool: "forks",
+    reporters: ["default"],
+  },
+});
