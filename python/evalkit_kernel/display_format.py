@@ -1,0 +1,207 @@
+"""Turns any object into an IPython-style MIME bundle: library types first, then _repr_*_ methods, then repr()."""
+
+import base64
+import json
+import sys
+
+from . import display_libs
+
+# The individual repr methods, in IPython's order; text/plain always comes from repr().
+REPR_METHODS = (
+    ("text/html", "_repr_html_"),
+    ("text/markdown", "_repr_markdown_"),
+    ("image/svg+xml", "_repr_svg_"),
+    ("image/png", "_repr_png_"),
+    ("image/jpeg", "_repr_jpeg_"),
+    ("text/latex", "_repr_latex_"),
+    ("application/json", "_repr_json_"),
+    ("application/javascript", "_repr_javascript_"),
+    ("application/pdf", "_repr_pdf_"),
+)
+
+_TEXT_MIMES = ("image/svg+xml", "application/javascript", "application/xml")
+_MAX_JSON_DEPTH = 64
+
+
+def is_text_mime(mime):
+    return mime.startswith("text/") or mime in _TEXT_MIMES or mime.endswith("+xml")
+
+
+def is_json_mime(mime):
+    return mime == "application/json" or mime.endswith("+json")
+
+
+def warn(message):
+    """Report a problem on the cell's stderr without failing the cell."""
+    try:
+        sys.stderr.write("evalkit: %s\n" % (message,))
+    except Exception:
+        pass
+
+
+def to_jsonable(value, depth=0):
+    """Plain JSON data from what a repr returned (tuples, numpy scalars and arrays, odd keys)."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if depth > _MAX_JSON_DEPTH:
+        return repr(value)
+    if isinstance(value, dict):
+        return dict((k if isinstance(k, str) else str(k), to_jsonable(v, depth + 1)) for k, v in value.items())
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [to_jsonable(v, depth + 1) for v in value]
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return base64.b64encode(bytes(value)).decode("ascii")
+    module = type(value).__module__ or ""
+    if module.startswith("numpy"):
+        for name in ("tolist", "item"):
+            method = getattr(value, name, None)
+            if method is not None:
+                try:
+                    return to_jsonable(method(), depth + 1)
+                except Exception:
+                    break
+    return repr(value)
+
+
+def normalize_value(mime, value):
+    """What goes on the wire for one MIME entry: base64 for binary, text for text, plain data for JSON."""
+    if is_json_mime(mime):
+        if isinstance(value, (bytes, bytearray, memoryview)):
+            value = bytes(value).decode("utf-8", "replace")
+        if isinstance(value, str):
+            try:
+                value = json.loads(value)
+            except ValueError:
+                return value
+        return to_jsonable(value)
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        if is_text_mime(mime):
+            return bytes(value).decode("utf-8", "replace")
+        return base64.b64encode(bytes(value)).decode("ascii")
+    if isinstance(value, str):
+        return value
+    return to_jsonable(value)
+
+
+def normalize_bundle(bundle, metadata=None):
+    """Check and encode a raw {mime: value} bundle (display(raw=True), _repr_mimebundle_)."""
+    if not isinstance(bundle, dict):
+        raise TypeError("a MIME bundle must be a dict of {mime: value}, not %s" % (type(bundle).__name__,))
+    data = {}
+    for mime, value in bundle.items():
+        if value is None:
+            continue
+        data[str(mime)] = normalize_value(str(mime), value)
+    md = dict(metadata) if isinstance(metadata, dict) else {}
+    return data, md
+
+
+def _is_wanted(mime, include, exclude):
+    if include and mime not in include:
+        return False
+    return not (exclude and mime in exclude)
+
+
+def _type_name(obj):
+    return type(obj).__name__
+
+
+def safe_repr(obj):
+    try:
+        text = repr(obj)
+        if isinstance(text, str):
+            return text
+        raise TypeError("__repr__ returned %s" % (type(text).__name__,))
+    except Exception as exc:
+        warn("repr() of %s raised %s: %s" % (_type_name(obj), type(exc).__name__, exc))
+        return "<%s object at %#x>" % (_type_name(obj), id(obj))
+
+
+def _get_method(obj, name):
+    # Like IPython: methods are looked up on instances, never on classes (a class has unbound _repr_*_).
+    if isinstance(obj, type):
+        return None
+    try:
+        method = getattr(obj, name, None)
+    except Exception:
+        return None
+    return method if callable(method) else None
+
+
+def _call_repr(obj, name, mime, *args, **kwargs):
+    method = _get_method(obj, name)
+    if method is None:
+        return None
+    try:
+        return method(*args, **kwargs)
+    except Exception as exc:
+        warn("%s.%s() raised %s: %s; %s skipped" % (_type_name(obj), name, type(exc).__name__, exc, mime))
+        return None
+
+
+def _split_data_metadata(value):
+    if isinstance(value, tuple) and len(value) == 2 and isinstance(value[1], dict):
+        return value[0], value[1]
+    return value, None
+
+
+def _from_mimebundle(obj, include, exclude, data, metadata):
+    result = _call_repr(obj, "_repr_mimebundle_", "_repr_mimebundle_", include=include, exclude=exclude)
+    if result is None:
+        return
+    bundle, md = _split_data_metadata(result)
+    if not isinstance(bundle, dict):
+        warn("%s._repr_mimebundle_() returned %s, not a dict; ignored" % (_type_name(obj), type(bundle).__name__))
+        return
+    for mime, value in bundle.items():
+        if value is not None and _is_wanted(mime, include, exclude):
+            data[str(mime)] = normalize_value(str(mime), value)
+    if isinstance(md, dict):
+        for mime, value in md.items():
+            if mime in data or not mime.count("/"):
+                metadata[str(mime)] = value
+
+
+def _from_repr_methods(obj, include, exclude, data, metadata):
+    for mime, name in REPR_METHODS:
+        if mime in data or not _is_wanted(mime, include, exclude):
+            continue
+        value, md = _split_data_metadata(_call_repr(obj, name, mime))
+        if value is None:
+            continue
+        data[mime] = normalize_value(mime, value)
+        if md:
+            metadata[mime] = md
+
+
+def format_object(obj, include=None, exclude=None):
+    """(bundle, metadata) for obj, or None when include/exclude leave nothing."""
+    include = set(include) if include else None
+    exclude = set(exclude) if exclude else None
+    data = {}
+    metadata = {}
+    library = display_libs.format_library_object(obj)
+    if library is not None:
+        lib_data, lib_md = library
+        for mime, value in lib_data.items():
+            if _is_wanted(mime, include, exclude):
+                data[mime] = normalize_value(mime, value)
+                if mime in lib_md:
+                    metadata[mime] = lib_md[mime]
+    else:
+        _from_mimebundle(obj, include, exclude, data, metadata)
+        _from_repr_methods(obj, include, exclude, data, metadata)
+    if "text/plain" not in data and _is_wanted("text/plain", include, exclude):
+        data["text/plain"] = safe_repr(obj)
+    if not data:
+        return None
+    return data, metadata
+
+
+def format_result(value):
+    """The runner's result formatter: the same dispatch as display(), never empty."""
+    formatted = format_object(value)
+    if formatted is None:
+        return {"text/plain": safe_repr(value)}, {}
+    display_libs.note_displayed(value)
+    return formatted
