@@ -42,6 +42,8 @@ export interface ExecuteOutcome {
   outputs: KernelOutput[];
   error?: CellErrorInfo;
   durationMs: number;
+  /** True when stream text past the retention limit was passed to `onOutput` but not kept in `outputs`. */
+  outputsTruncated?: boolean;
 }
 
 /** Why a kernel process ended. */

@@ -1,0 +1,285 @@
+"""Output capture: sys.stdout/sys.stderr objects and fd 1/2 pipes, all routed into stream frames of the running cell."""
+
+import codecs
+import io
+import os
+import select
+import struct
+import sys
+import threading
+
+CHUNK_CHARS = 32 * 1024  # bigger frames were measured much slower in the child
+FLUSH_DELAY = 0.004  # batch small writes for a few ms; never hold output longer
+ORPHAN_LIMIT = 1 << 20  # output written between cells, kept for the next cell
+PIPE_SIZE = 1 << 20
+_F_SETPIPE_SZ = 1031
+_FIONREAD = 0x541B
+
+
+class StreamRouter(object):
+    """Orders stream text from every source and turns it into <=32 KB stdout/stderr frames."""
+
+    def __init__(self, send, cell_id):
+        self._send = send
+        self._cell_id = cell_id  # callable -> current cell id or None
+        self._lock = threading.RLock()
+        self._pending = []  # [name, [parts], size]
+        self._size = 0
+        self._wake = threading.Event()
+        self.sinks = []  # %%capture sinks, innermost last
+        thread = threading.Thread(target=self._flush_loop, name="evalkit-flush")
+        thread.daemon = True
+        thread.start()
+
+    def write(self, name, text):
+        if not text:
+            return
+        with self._lock:
+            if self.sinks and self._cell_id() is not None:
+                self.sinks[-1].on_stream(name, text)
+                return
+            pending = self._pending
+            if pending and pending[-1][0] == name:
+                pending[-1][1].append(text)
+            else:
+                pending.append([name, [text]])
+            self._size += len(text)
+            if self._size >= CHUNK_CHARS and self._cell_id() is not None:
+                self._flush_locked()
+            elif self._cell_id() is None and self._size > ORPHAN_LIMIT:
+                self._drop_oldest_locked()
+        self._wake.set()
+
+    def flush(self):
+        with self._lock:
+            self._flush_locked()
+
+    def _flush_locked(self):
+        cell_id = self._cell_id()
+        if cell_id is None or not self._pending:
+            return
+        pending, self._pending, self._size = self._pending, [], 0
+        send = self._send
+        for name, parts in pending:
+            text = "".join(parts)
+            for start in range(0, len(text), CHUNK_CHARS):
+                send({"type": name, "id": cell_id, "data": text[start:start + CHUNK_CHARS]})
+
+    def _drop_oldest_locked(self):
+        while self._size > ORPHAN_LIMIT and self._pending:
+            name, parts = self._pending[0]
+            self._size -= len(parts.pop(0))
+            if not parts:
+                self._pending.pop(0)
+
+    def _flush_loop(self):
+        wake = self._wake
+        while True:
+            wake.wait()
+            wake.clear()
+            # A short pause lets a burst of small writes share one frame.
+            threading.Event().wait(FLUSH_DELAY)
+            try:
+                self.flush()
+            except Exception:
+                pass
+
+
+class CellTextStream(io.TextIOBase):
+    """What sys.stdout / sys.stderr are inside the runner."""
+
+    def __init__(self, router, name, fd):
+        super(CellTextStream, self).__init__()
+        self._router = router
+        self._name = name
+        self._fd = fd
+        self.buffer = CellBinaryStream(router, name, fd)
+
+    @property
+    def name(self):
+        return "<%s>" % self._name
+
+    @property
+    def encoding(self):
+        return "utf-8"
+
+    @property
+    def errors(self):
+        return "surrogateescape"
+
+    @property
+    def line_buffering(self):
+        return False
+
+    @property
+    def mode(self):
+        return "w"
+
+    def writable(self):
+        return True
+
+    def isatty(self):
+        return False
+
+    def fileno(self):
+        return self._fd
+
+    def write(self, text):
+        if not isinstance(text, str):
+            raise TypeError("write() argument must be str, not %s" % type(text).__name__)
+        self._router.write(self._name, text)
+        return len(text)
+
+    def flush(self):
+        self._router.flush()
+
+
+class CellBinaryStream(io.RawIOBase):
+    """sys.stdout.buffer: bytes decoded as UTF-8, undecodable bytes kept as surrogate escapes."""
+
+    def __init__(self, router, name, fd):
+        super(CellBinaryStream, self).__init__()
+        self._router = router
+        self._name = name
+        self._fd = fd
+        self._decoder = codecs.getincrementaldecoder("utf-8")("surrogateescape")
+        self._lock = threading.Lock()
+
+    def writable(self):
+        return True
+
+    def fileno(self):
+        return self._fd
+
+    def isatty(self):
+        return False
+
+    def write(self, data):
+        data = bytes(data)
+        with self._lock:
+            text = self._decoder.decode(data)
+        self._router.write(self._name, text)
+        return len(data)
+
+    def flush(self):
+        self._router.flush()
+
+
+class _Pipe(object):
+    __slots__ = ("read_fd", "write_fd", "consumed", "reading", "reads_done")
+
+    def __init__(self, read_fd, write_fd):
+        self.read_fd = read_fd
+        self.write_fd = write_fd
+        self.consumed = 0
+        self.reading = False
+        self.reads_done = 0
+
+
+class FdCapture(object):
+    """Points fd 1 and 2 at pipes whose bytes a drain thread feeds to the router."""
+
+    def __init__(self, router):
+        self._router = router
+        self._pipes = {}
+        self._cond = threading.Condition()
+        for fd, name in ((1, "stdout"), (2, "stderr")):
+            read_fd, write_fd = os.pipe()
+            _enlarge_pipe(read_fd)
+            os.dup2(write_fd, fd)
+            pipe = _Pipe(read_fd, write_fd)
+            self._pipes[fd] = pipe
+            thread = threading.Thread(target=self._drain, args=(name, pipe), name="evalkit-drain-" + name)
+            thread.daemon = True
+            thread.start()
+
+    def repair(self):
+        """Re-point fd 1/2 at the pipes if a cell closed or replaced them."""
+        for fd, pipe in self._pipes.items():
+            try:
+                same = os.path.sameopenfile(fd, pipe.write_fd)
+            except OSError:
+                same = False
+            if not same:
+                try:
+                    os.dup2(pipe.write_fd, fd)
+                except OSError:
+                    pass
+
+    def sync(self, timeout=0.5):
+        """Wait until every byte written to fd 1/2 before this call has reached the router.
+
+        Bytes are either still in the pipe (FIONREAD counts them) or in a read the drain thread has
+        started under the lock; newer bytes written meanwhile are not waited for.
+        """
+        with self._cond:
+            goals = []
+            for pipe in self._pipes.values():
+                pending = _bytes_pending(pipe.read_fd)
+                if pending or pipe.reading:
+                    goals.append((pipe, pipe.consumed + pending, pipe.reads_done + (1 if pipe.reading else 0)))
+            if goals:
+                self._cond.wait_for(
+                    lambda: all(p.consumed >= c and p.reads_done >= r for p, c, r in goals), timeout
+                )
+
+    def _drain(self, name, pipe):
+        decoder = codecs.getincrementaldecoder("utf-8")("surrogateescape")
+        write = self._router.write
+        cond = self._cond
+        poller = select.poll() if hasattr(select, "poll") else None
+        if poller is not None:
+            poller.register(pipe.read_fd, select.POLLIN | select.POLLHUP)
+        while True:
+            if poller is not None:
+                try:
+                    poller.poll()
+                except InterruptedError:
+                    continue
+            with cond:
+                pipe.reading = True
+            try:
+                data = os.read(pipe.read_fd, 1 << 16)
+            except (InterruptedError, BlockingIOError):
+                data = None
+            except OSError:
+                data = b""
+            if data:
+                try:
+                    write(name, decoder.decode(data))
+                except Exception:
+                    pass
+            with cond:
+                pipe.reading = False
+                pipe.reads_done += 1
+                if data:
+                    pipe.consumed += len(data)
+                cond.notify_all()
+            if data == b"":
+                return
+
+
+def _enlarge_pipe(fd):
+    # A C extension holding the GIL while writing more than the pipe holds would wait forever.
+    try:
+        import fcntl
+
+        fcntl.fcntl(fd, _F_SETPIPE_SZ, PIPE_SIZE)
+    except (ImportError, OSError, ValueError):
+        pass
+
+
+def _bytes_pending(fd):
+    try:
+        import fcntl
+
+        return struct.unpack("i", fcntl.ioctl(fd, _FIONREAD, b"\0\0\0\0"))[0]
+    except (ImportError, OSError, ValueError):
+        return 0
+
+
+def install_streams(router):
+    sys.stdout = CellTextStream(router, "stdout", 1)
+    sys.stderr = CellTextStream(router, "stderr", 2)
+    sys.__stdout__ = sys.stdout
+    sys.__stderr__ = sys.stderr

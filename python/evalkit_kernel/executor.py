@@ -1,0 +1,175 @@
+"""Runs one cell: transform, parse, execute in __main__ (top-level await included), result and error frames."""
+
+import ast
+import linecache
+import sys
+import traceback
+
+from . import hooks, state
+
+_TOP_LEVEL_AWAIT = getattr(ast, "PyCF_ALLOW_TOP_LEVEL_AWAIT", 0)
+_CO_COROUTINE = 0x0080
+_CELL_PREFIXES = ("<cell ", "<eval ")
+_RUNNER_PREFIX = "<evalkit>/"
+
+
+class CellOutcome(object):
+    __slots__ = ("status", "cancelled", "execution_count")
+
+    def __init__(self, status, cancelled, execution_count):
+        self.status = status
+        self.cancelled = cancelled
+        self.execution_count = execution_count
+
+
+class Executor(object):
+    def __init__(self):
+        self._loop = None
+        self._serial = 0
+
+    def run(self, code, silent=False, store_history=True):
+        counted = store_history and not silent
+        count = state.next_execution_count() if counted else state.execution_count()
+        self._serial += 1
+        filename = "<cell %d>" % count if counted else "<eval %d>" % self._serial
+        ns = state.user_namespace()
+        if counted:
+            _record_input(ns, count, code)
+        try:
+            try:
+                source = hooks.transform_source(code)
+                _register_source(filename, code, source)
+                value, has_value = self._execute(source, filename, ns)
+                if has_value and value is not None and not silent:
+                    self._publish_result(ns, value, count if counted else None)
+                status, cancelled = "ok", False
+            except KeyboardInterrupt:
+                _report_exception(sys.exc_info(), filename)
+                status, cancelled = "error", True
+            except BaseException:
+                _report_exception(sys.exc_info(), filename)
+                status, cancelled = "error", False
+            hooks.run_post_execute()
+        except KeyboardInterrupt:
+            # An interrupt that landed in our own bookkeeping still ends the cell as cancelled.
+            status, cancelled = "error", True
+        return CellOutcome(status, cancelled, count)
+
+    def _execute(self, source, filename, ns):
+        tree = compile(source, filename, "exec", ast.PyCF_ONLY_AST | _TOP_LEVEL_AWAIT, dont_inherit=True)
+        body = tree.body
+        last_expr = None
+        if body and isinstance(body[-1], ast.Expr) and not _ends_with_semicolon(source, body[-1]):
+            last_expr = body.pop()
+        if body:
+            module = ast.Module(body=body, type_ignores=[])
+            self._run_code(compile(module, filename, "exec", _TOP_LEVEL_AWAIT, dont_inherit=True), ns)
+        if last_expr is None:
+            return None, False
+        expression = ast.Expression(body=last_expr.value)
+        code = compile(expression, filename, "eval", _TOP_LEVEL_AWAIT, dont_inherit=True)
+        return self._run_code(code, ns), True
+
+    def _run_code(self, code, ns):
+        if code.co_flags & _CO_COROUTINE:
+            return self._run_coroutine(eval(code, ns))
+        return eval(code, ns)
+
+    def _run_coroutine(self, coro):
+        import asyncio  # imported on the first async cell only: it costs start-up time
+
+        if self._loop is None or self._loop.is_closed():
+            self._loop = asyncio.new_event_loop()
+            asyncio.set_event_loop(self._loop)
+        loop = self._loop
+        task = loop.create_task(coro)
+        try:
+            return loop.run_until_complete(task)
+        except KeyboardInterrupt:
+            # SIGINT while the loop waited: cancel the cell's task so it unwinds, keep the loop usable.
+            task.cancel()
+            try:
+                loop.run_until_complete(task)
+            except BaseException:
+                pass
+            raise KeyboardInterrupt()
+
+    def _publish_result(self, ns, value, count):
+        ns["___"] = ns.get("__")
+        ns["__"] = ns.get("_")
+        ns["_"] = value
+        if count is not None:
+            out = ns.get("Out")
+            if isinstance(out, dict):
+                out[count] = value
+            ns["_%d" % count] = value
+        formatted = hooks.format_result(value)
+        if formatted is None:
+            return
+        bundle, metadata = formatted
+        frame = {"type": "result", "bundle": bundle, "executionCount": count}
+        if metadata:
+            frame["metadata"] = metadata
+        state.send_output(frame)
+
+
+def _record_input(ns, count, code):
+    history = ns.get("In")
+    if isinstance(history, list):
+        while len(history) < count:
+            history.append("")
+        history.append(code)
+    ns["_iii"] = ns.get("_ii", "")
+    ns["_ii"] = ns.get("_i", "")
+    ns["_i"] = code
+    ns["_i%d" % count] = code
+
+
+def _register_source(filename, original, source):
+    # Tracebacks show what the user typed when the rewrite kept the line structure.
+    shown = original if original.count("\n") == source.count("\n") else source
+    lines = shown.splitlines(True)
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += "\n"
+    linecache.cache[filename] = (len(shown), None, lines, filename)
+
+
+def _ends_with_semicolon(source, node):
+    lines = source.splitlines()
+    end_line = getattr(node, "end_lineno", None)
+    end_col = getattr(node, "end_col_offset", None)
+    if end_line is None or end_line > len(lines):
+        return False
+    rest = lines[end_line - 1].encode("utf-8")[end_col:].decode("utf-8", "replace")
+    return rest.split("#", 1)[0].strip().startswith(";")
+
+
+def _report_exception(exc_info, filename):
+    etype, value, tb = exc_info
+    # Drop the runner's own frames: start at the first frame that belongs to a cell.
+    while tb is not None and not tb.tb_frame.f_code.co_filename.startswith(_CELL_PREFIXES):
+        tb = tb.tb_next
+    if isinstance(value, SyntaxError):
+        tb = None
+    try:
+        report = traceback.TracebackException(etype, value, tb)
+        _hide_runner_frames(report, set())
+        lines = "".join(report.format()).splitlines()
+    except Exception:
+        lines = ["%s: %s" % (etype.__name__, value)]
+    try:
+        evalue = str(value)
+    except Exception:
+        evalue = "<unprintable %s>" % etype.__name__
+    state.send_output({"type": "error", "ename": etype.__name__, "evalue": evalue, "traceback": lines})
+
+
+def _hide_runner_frames(report, seen):
+    if report is None or id(report) in seen:
+        return
+    seen.add(id(report))
+    frames = [frame for frame in report.stack if not frame.filename.startswith(_RUNNER_PREFIX)]
+    if len(frames) != len(report.stack):
+        report.stack = traceback.StackSummary.from_list(frames)
+    _hide_runner_frames(report.__cause__, seen)
+    _hide_runner_frames(report.__context__, seen)

@@ -1,0 +1,57 @@
+"""Extension points the optional runner modules (display, magics, prelude) plug into at start-up."""
+
+import sys
+
+# Each takes the cell source and returns the source to compile; they run in registration order.
+source_transformers = []
+# Called after every executed cell, before `done` (matplotlib figure flushing lives here).
+post_execute = []
+# Called with the user namespace at start-up and after %reset, to (re)inject helpers.
+namespace_installers = []
+# Names that belong to evalkit, not the user: hidden from %who and kept by %reset.
+reserved_names = set()
+
+_result_formatter = None
+
+
+def register_transformer(fn):
+    source_transformers.append(fn)
+
+
+def register_post_execute(fn):
+    post_execute.append(fn)
+
+
+def register_namespace_installer(fn):
+    namespace_installers.append(fn)
+
+
+def set_result_formatter(fn):
+    """fn(value) -> (bundle, metadata) or None; used for the trailing-expression result."""
+    global _result_formatter
+    _result_formatter = fn
+
+
+def transform_source(source):
+    for fn in source_transformers:
+        source = fn(source)
+    return source
+
+
+def format_result(value):
+    if _result_formatter is not None:
+        return _result_formatter(value)
+    return {"text/plain": repr(value)}, {}
+
+
+def run_post_execute():
+    for fn in list(post_execute):
+        try:
+            fn()
+        except Exception as exc:  # a broken hook must never fail the cell
+            sys.stderr.write("evalkit: post-execute hook failed: %r\n" % (exc,))
+
+
+def install_namespace(namespace):
+    for fn in list(namespace_installers):
+        fn(namespace)

@@ -1,0 +1,290 @@
+"""The runner's entry: take over the standard descriptors, announce `ready`, then serve requests until exit or EOF."""
+
+import builtins
+import os
+import signal
+import sys
+import threading
+import types
+
+from . import PROTOCOL_VERSION, bridge, hooks, state, stdin_policy
+from .capture import FdCapture, StreamRouter, install_streams
+from .executor import Executor
+from .protocol import FrameReader, FrameWriter
+
+OPTIONAL_MODULES = ("display", "magics", "prelude")
+_EXIT = object()
+
+
+class _Queue(object):
+    """A tiny FIFO (queue.Queue would import more than we need at start-up)."""
+
+    def __init__(self):
+        self._items = []
+        self._cond = threading.Condition()
+
+    def put(self, item):
+        with self._cond:
+            self._items.append(item)
+            self._cond.notify()
+
+    def get(self):
+        with self._cond:
+            while not self._items:
+                self._cond.wait()
+            return self._items.pop(0)
+
+
+def main(config=None):
+    config = config or {}
+    trace = _make_trace() if os.environ.get("EVALKIT_PYTHON_IPC_TRACE") == "1" else None
+    proto_out = os.dup(1)
+    proto_in = os.dup(0)
+    _keep_fatal_errors_visible()
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+
+    state.writer = FrameWriter(proto_out, trace)
+    state.router = StreamRouter(state.writer.send, state.current_cell_id)
+    try:
+        state.fd_capture = FdCapture(state.router)
+    except (OSError, AttributeError):
+        state.fd_capture = None  # no fd-level capture (exotic platform); Python-level capture still works
+    install_streams(state.router)
+    stdin_policy.install()
+
+    _apply_context(config.get("cwd"), config.get("env"))
+    state.main_module = _make_main_module()
+    _load_optional_modules()
+    hooks.install_namespace(state.user_namespace())
+    if hasattr(signal, "SIGINT"):
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    requests = _Queue()
+    reader = threading.Thread(target=_read_loop, args=(FrameReader(proto_in), requests), name="evalkit-reader")
+    reader.daemon = True
+    reader.start()
+    _start_parent_watchdog()
+
+    state.writer.send(
+        {
+            "type": "ready",
+            "pid": os.getpid(),
+            "python": "%d.%d.%d" % sys.version_info[:3],
+            "implementation": sys.implementation.name,
+            "executable": sys.executable,
+            "protocol": PROTOCOL_VERSION,
+            "cwd": os.getcwd(),
+        }
+    )
+    _serve(requests)
+
+
+def _serve(requests):
+    executor = Executor()
+    while True:
+        request = requests.get()
+        if request is _EXIT:
+            _exit_now(0, graceful=True)
+        try:
+            _handle_execute(executor, request)
+        except KeyboardInterrupt:
+            pass  # a stray interrupt between cells is ignored, as promised
+
+
+def _handle_execute(executor, request):
+    cell_id = str(request.get("id"))
+    _apply_context(request.get("cwd"), request.get("env"))
+    if state.fd_capture is not None:
+        state.fd_capture.repair()
+    _patch_getpass()
+    state.set_cell(cell_id, bool(request.get("allowStdin")))
+    state.writer.send({"type": "started", "id": cell_id})
+    state.router.flush()  # output written between cells belongs to this one
+    outcome = None
+    try:
+        if hasattr(signal, "SIGINT"):
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+        outcome = executor.run(
+            str(request.get("code", "")),
+            silent=bool(request.get("silent")),
+            store_history=request.get("storeHistory", True) is not False,
+        )
+    except KeyboardInterrupt:
+        pass
+    finally:
+        if hasattr(signal, "SIGINT"):
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+        if outcome is None:
+            status, cancelled, count = "error", True, state.execution_count()
+        else:
+            status, cancelled, count = outcome.status, outcome.cancelled, outcome.execution_count
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except Exception:
+            pass
+        state.sync_streams()
+        state.writer.send(
+            {"type": "done", "id": cell_id, "status": status, "executionCount": count, "cancelled": cancelled}
+        )
+        state.set_cell(None)
+
+
+def _read_loop(reader, requests):
+    while True:
+        frame = reader.read_frame()
+        if frame is None:
+            _exit_now(0, graceful=False)
+        kind = frame.get("type", "execute")
+        if kind == "execute":
+            requests.put(frame)
+        elif kind in ("reply", "input_reply"):
+            bridge.deliver(frame)
+        elif kind == "interrupt":
+            _interrupt_main(frame.get("id"))
+        elif kind == "is_complete":
+            from .completeness import check_complete
+
+            status, indent = check_complete(str(frame.get("code", "")))
+            state.writer.send({"type": "is_complete_reply", "id": frame.get("id"), "status": status, "indent": indent})
+        elif kind == "exit":
+            requests.put(_EXIT)
+        elif kind == "__invalid__":
+            state.writer.send({"type": "protocol_error", "reason": frame.get("reason")})
+        else:
+            state.writer.send({"type": "protocol_error", "reason": "unknown frame type %r" % (kind,)})
+
+
+def _interrupt_main(cell_id):
+    running = state.current_cell_id()
+    if running is None or (cell_id is not None and str(cell_id) != running):
+        return
+    if hasattr(signal, "pthread_kill"):
+        signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
+    else:
+        import _thread
+
+        _thread.interrupt_main()
+
+
+def _apply_context(cwd, env):
+    if env:
+        for key, value in env.items():
+            if value is None:
+                os.environ.pop(str(key), None)
+            else:
+                os.environ[str(key)] = str(value)
+    if cwd:
+        os.chdir(cwd)
+
+
+def _make_main_module():
+    module = types.ModuleType("__main__")
+    module.__dict__.update({"__builtins__": builtins, "In": [""], "Out": {}})
+    sys.modules["__main__"] = module
+    if "" not in sys.path:
+        sys.path.insert(0, "")
+    return module
+
+
+def _load_optional_modules():
+    import importlib
+
+    for name in OPTIONAL_MODULES:
+        full = "evalkit_kernel." + name
+        try:
+            module = importlib.import_module(full)
+        except ImportError as exc:
+            if getattr(exc, "name", None) == full:
+                continue  # not shipped in this bundle
+            sys.stderr.write("evalkit: could not load %s: %r\n" % (full, exc))
+            continue
+        except Exception as exc:
+            sys.stderr.write("evalkit: could not load %s: %r\n" % (full, exc))
+            continue
+        install = getattr(module, "install", None)
+        if install is not None:
+            try:
+                install()
+            except Exception as exc:
+                sys.stderr.write("evalkit: %s.install() failed: %r\n" % (full, exc))
+
+
+def _patch_getpass():
+    module = sys.modules.get("getpass")
+    if module is not None and getattr(module.getpass, "__module__", "") != stdin_policy.__name__:
+        module.getpass = stdin_policy._getpass
+
+
+def _exit_now(code, graceful):
+    """Leave at once: flush what we can, take every child of ours along, never wait on user threads."""
+    if graceful:
+        try:
+            import atexit
+
+            atexit._run_exitfuncs()
+        except BaseException:
+            pass
+        try:
+            state.sync_streams()
+        except BaseException:
+            pass
+    state.kill_child_groups()
+    if hasattr(os, "getpgrp") and os.getpgrp() == os.getpid():
+        # We lead our process group: children the cell started die with us. When the host is gone
+        # there is nobody to report to, so the whole group, runner included, is killed outright.
+        try:
+            if graceful:
+                signal.signal(signal.SIGTERM, signal.SIG_IGN)
+                os.killpg(os.getpid(), signal.SIGTERM)
+            else:
+                os.killpg(os.getpid(), signal.SIGKILL)
+        except OSError:
+            pass
+    os._exit(code)
+
+
+def _start_parent_watchdog():
+    parent = os.getppid()
+    if parent <= 1:
+        return
+
+    def watch():
+        stop = threading.Event()
+        while not stop.wait(1.0):
+            if os.getppid() != parent:
+                _exit_now(0, graceful=False)
+
+    thread = threading.Thread(target=watch, name="evalkit-parent-watchdog")
+    thread.daemon = True
+    thread.start()
+
+
+def _keep_fatal_errors_visible():
+    # fd 2 becomes a capture pipe that dies with us; a segfault report must reach the host's stderr tail.
+    global _fatal_stream
+    try:
+        import faulthandler
+
+        _fatal_stream = os.fdopen(os.dup(2), "w")
+        faulthandler.enable(_fatal_stream)
+    except (ImportError, OSError, ValueError, AttributeError):
+        _fatal_stream = None
+
+
+_fatal_stream = None
+
+
+def _make_trace():
+    real_stderr = os.dup(2)
+
+    def trace(data):
+        text = data[:300].decode("ascii", "replace").rstrip("\n")
+        try:
+            os.write(real_stderr, ("evalkit-runner >> %s\n" % text).encode("ascii", "replace"))
+        except OSError:
+            pass
+
+    return trace

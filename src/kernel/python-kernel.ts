@@ -1,0 +1,505 @@
+// One retained Python interpreter: spawn through the bootstrap, handshake, execute cells, interrupt, kill ladder.
+
+import { type ChildProcess, spawn } from "node:child_process";
+import type { CellErrorInfo, KernelOutput } from "../contracts/outputs.js";
+import { EvalkitError } from "../errors.js";
+import type { ExecuteOptions, ExecuteOutcome, Kernel, KernelExit } from "./kernel.js";
+import { LineReader } from "./line-reader.js";
+import { delay, signalGroup } from "./process-group.js";
+import { buildRunnerBundle, loadBootstrap } from "./runner-bundle.js";
+import { decodeRunnerFrame, encodeHostFrame, type ReadyFrame, type RunnerFrame } from "./runner-frames.js";
+import { quoteForShell, shouldShellQuote } from "./shell-quote.js";
+
+/** Options for {@link PythonKernel}. */
+export interface PythonKernelOptions {
+  /** Interpreter to run (path or command name). */
+  python: string;
+  /** Extra interpreter arguments placed before `-u -c`. */
+  args?: string[];
+  /** Command prefix the interpreter runs through, e.g. `["docker", "exec", "-i", "box"]`. */
+  launcher?: string[];
+  /** Quote the interpreter command for a remote shell (default: automatic for `ssh`). */
+  launcherShellQuote?: boolean;
+  cwd?: string;
+  /** The child's complete environment (already filtered). Defaults to the parent's. */
+  env?: Record<string, string>;
+  /** Handshake deadline (default 15 s). */
+  startTimeoutMs?: number;
+  /** After an interrupt with no end of the cell, kill the kernel after this long (default 5000 ms). */
+  interruptGraceMs?: number;
+  /** Log every frame (truncated) to stderr; defaults to EVALKIT_PYTHON_IPC_TRACE=1. */
+  trace?: boolean;
+  /** Stream text kept per cell in `outcome.outputs` (default 1 MiB); everything still reaches `onOutput`. */
+  retainStreamBytes?: number;
+}
+
+/** What the runner reported about itself at start-up. */
+export interface PythonKernelInfo {
+  pid: number;
+  pythonVersion: string;
+  implementation: string;
+  executable: string;
+  protocol: number;
+  cwd: string;
+}
+
+interface RunningCell {
+  id: string;
+  options: ExecuteOptions;
+  outputs: KernelOutput[];
+  retainedStreamBytes: number;
+  outputsTruncated: boolean;
+  error?: CellErrorInfo;
+  startedAt: number;
+  calls: Map<string, AbortController>;
+  resolve: (outcome: ExecuteOutcome) => void;
+  reject: (err: Error) => void;
+}
+
+const STDERR_TAIL_BYTES = 8192;
+let kernelSerial = 0;
+
+/** A retained Python subprocess speaking evalkit's NDJSON protocol (docs/protocol.md). */
+export class PythonKernel implements Kernel {
+  readonly language = "py" as const;
+  info: PythonKernelInfo | undefined;
+  private child: ChildProcess | undefined;
+  private readonly options: PythonKernelOptions;
+  private readonly reader = new LineReader();
+  private readonly trace: boolean;
+  private stderrTail = "";
+  private running: RunningCell | undefined;
+  private queue: Promise<unknown> = Promise.resolve();
+  private exitInfo: KernelExit | undefined;
+  private exitListeners = new Set<(exit: KernelExit) => void>();
+  private shutdownRequested = false;
+  private onReady: ((frame: ReadyFrame) => void) | undefined;
+  private completions = new Map<string, (reply: { status: string; indent: string }) => void>();
+  private cellSerial = 0;
+  private readonly name = `k${++kernelSerial}`;
+
+  constructor(options: PythonKernelOptions) {
+    this.options = options;
+    this.trace = options.trace ?? process.env.EVALKIT_PYTHON_IPC_TRACE === "1";
+  }
+
+  get isAlive(): boolean {
+    return this.child !== undefined && this.exitInfo === undefined && !this.shutdownRequested;
+  }
+
+  /** The runner's process id (the process-group id of everything the kernel started). */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  /** Spawn the interpreter, send the runner, wait for `ready`. */
+  async start(): Promise<void> {
+    if (this.child) throw new EvalkitError("KERNEL_START_FAILED", "kernel already started");
+    const { command, args } = this.buildCommand();
+    const child = spawn(command, args, {
+      cwd: this.options.cwd,
+      env: this.options.env ?? (process.env as Record<string, string>),
+      stdio: ["pipe", "pipe", "pipe"],
+      detached: process.platform !== "win32",
+      windowsHide: true,
+    });
+    this.child = child;
+    const ready = new Promise<ReadyFrame>((resolve, reject) => {
+      this.onReady = resolve;
+      child.once("error", (err) => {
+        const code = (err as NodeJS.ErrnoException).code === "ENOENT" ? "PYTHON_NOT_FOUND" : "KERNEL_START_FAILED";
+        reject(new EvalkitError(code, `could not start ${command}: ${err.message}`, { command }, err));
+      });
+      child.once("exit", (exitCode, signal) => {
+        reject(
+          new EvalkitError(
+            "KERNEL_START_FAILED",
+            `python exited during start-up (${signal ?? `exit code ${exitCode}`})${this.stderrSummary()}`,
+            { exitCode, signal, stderrTail: this.stderrTail, command },
+          ),
+        );
+      });
+    });
+    child.stdout?.on("data", (chunk: Buffer) => this.onStdout(chunk));
+    child.stderr?.on("data", (chunk: Buffer) => this.onStderr(chunk));
+    child.stdin?.on("error", () => {
+      // EPIPE when the runner is gone; the exit handler reports it.
+    });
+    child.on("exit", (exitCode, signal) => this.onExitEvent(exitCode, signal));
+    child.stdin?.write(buildRunnerBundle({ cwd: this.options.cwd }));
+
+    const timeoutMs = this.options.startTimeoutMs ?? 15_000;
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        reject(
+          new EvalkitError(
+            "KERNEL_START_FAILED",
+            `python did not answer within ${timeoutMs} ms${this.stderrSummary()}`,
+            { stderrTail: this.stderrTail, command },
+          ),
+        );
+      }, timeoutMs);
+    });
+    try {
+      const frame = await Promise.race([ready, deadline]);
+      this.info = {
+        pid: frame.pid,
+        pythonVersion: frame.python,
+        implementation: frame.implementation,
+        executable: frame.executable,
+        protocol: frame.protocol,
+        cwd: frame.cwd,
+      };
+    } catch (err) {
+      await this.shutdown();
+      throw err;
+    } finally {
+      clearTimeout(timer);
+      this.onReady = undefined;
+    }
+  }
+
+  /** Run one cell. Cells queue: a second call waits for the first. */
+  execute(code: string, options: ExecuteOptions = {}): Promise<ExecuteOutcome> {
+    const run = this.queue.then(() => this.runCell(code, options));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private runCell(code: string, options: ExecuteOptions): Promise<ExecuteOutcome> {
+    if (!this.isAlive || !this.child?.stdin) {
+      return Promise.reject(this.deadError("kernel is not running"));
+    }
+    const id = `${this.name}-${++this.cellSerial}`;
+    return new Promise<ExecuteOutcome>((resolve, reject) => {
+      const cell: RunningCell = {
+        id,
+        options,
+        outputs: [],
+        retainedStreamBytes: 0,
+        outputsTruncated: false,
+        startedAt: performance.now(),
+        calls: new Map(),
+        resolve,
+        reject,
+      };
+      this.running = cell;
+      let escalation: NodeJS.Timeout | undefined;
+      const onAbort = () => {
+        this.interrupt();
+        escalation ??= setTimeout(() => {
+          if (this.running !== cell) return;
+          void this.killAfterInterrupt(cell);
+        }, this.options.interruptGraceMs ?? 5000);
+      };
+      const finish = () => {
+        clearTimeout(escalation);
+        options.signal?.removeEventListener("abort", onAbort);
+        for (const controller of cell.calls.values()) controller.abort(new Error("cell ended"));
+      };
+      cell.resolve = (outcome) => {
+        finish();
+        resolve(outcome);
+      };
+      cell.reject = (err) => {
+        finish();
+        reject(err);
+      };
+      const request: Record<string, unknown> = { id, code };
+      if (options.silent) request.silent = true;
+      if (options.storeHistory === false) request.storeHistory = false;
+      if (options.cwd) request.cwd = options.cwd;
+      if (options.env) request.env = options.env;
+      if (options.onInputRequest) request.allowStdin = true;
+      this.send(request);
+      if (options.signal?.aborted) onAbort();
+      else options.signal?.addEventListener("abort", onAbort, { once: true });
+    });
+  }
+
+  /** Ask the running cell to stop (SIGINT to the process group; the runner raises KeyboardInterrupt). */
+  interrupt(): void {
+    const cell = this.running;
+    if (!cell || !this.child || !this.isAlive) return;
+    if (process.platform === "win32" || this.options.launcher) {
+      // No signal crosses a launcher or exists on Windows: the runner interrupts itself.
+      this.send({ type: "interrupt", id: cell.id });
+    } else {
+      signalGroup(this.child, "SIGINT");
+    }
+  }
+
+  /** Ask the runner whether `code` is a complete statement (for interactive front ends). */
+  isComplete(code: string): Promise<{ status: "complete" | "incomplete" | "invalid"; indent: string }> {
+    if (!this.isAlive) return Promise.reject(this.deadError("kernel is not running"));
+    const id = `${this.name}-c${++this.cellSerial}`;
+    return new Promise((resolve) => {
+      this.completions.set(id, (reply) =>
+        resolve({ status: reply.status as "complete" | "incomplete" | "invalid", indent: reply.indent }),
+      );
+      this.send({ type: "is_complete", id, code });
+    });
+  }
+
+  /** exit request → SIGTERM → SIGKILL, each to the whole process group, with short graces. */
+  async shutdown(): Promise<KernelExit | undefined> {
+    const child = this.child;
+    if (!child) return undefined;
+    this.shutdownRequested = true;
+    if (this.exitInfo === undefined) {
+      this.send({ type: "exit" });
+      child.stdin?.end();
+      if (!(await this.waitExit(1000))) {
+        signalGroup(child, "SIGTERM");
+        if (!(await this.waitExit(1000))) {
+          signalGroup(child, "SIGKILL");
+          await this.waitExit(5000);
+        }
+      }
+    }
+    // Stragglers that ignored SIGTERM but stayed in the group go too.
+    signalGroup(child, "SIGKILL");
+    return this.exitInfo;
+  }
+
+  onExit(listener: (exit: KernelExit) => void): () => void {
+    if (this.exitInfo) {
+      listener(this.exitInfo);
+      return () => undefined;
+    }
+    this.exitListeners.add(listener);
+    return () => this.exitListeners.delete(listener);
+  }
+
+  private buildCommand(): { command: string; args: string[] } {
+    const pythonArgs = [...(this.options.args ?? []), "-u", "-c", loadBootstrap()];
+    const launcher = this.options.launcher;
+    if (!launcher || launcher.length === 0) return { command: this.options.python, args: pythonArgs };
+    const [command, ...prefix] = launcher as [string, ...string[]];
+    const quote = this.options.launcherShellQuote ?? shouldShellQuote(command);
+    const tail = [this.options.python, ...pythonArgs];
+    return { command, args: [...prefix, ...(quote ? [quoteForShell(tail)] : tail)] };
+  }
+
+  private async killAfterInterrupt(cell: RunningCell): Promise<void> {
+    await this.shutdown();
+    if (this.running === cell) {
+      this.running = undefined;
+      cell.reject(
+        new EvalkitError(
+          "KERNEL_DIED",
+          `the cell did not stop within ${this.options.interruptGraceMs ?? 5000} ms of the interrupt; kernel killed, state lost`,
+          { killed: true, ...this.exitDetails() },
+        ),
+      );
+    }
+  }
+
+  private send(frame: Record<string, unknown>): void {
+    const stdin = this.child?.stdin;
+    if (!stdin || stdin.destroyed || !stdin.writable) return;
+    const line = encodeHostFrame(frame);
+    if (this.trace) process.stderr.write(`evalkit host >> ${line.slice(0, 300).trimEnd()}\n`);
+    stdin.write(line);
+  }
+
+  private onStdout(chunk: Buffer): void {
+    let lines: Buffer[];
+    try {
+      lines = this.reader.push(chunk);
+    } catch (err) {
+      this.failProtocol(err as EvalkitError);
+      return;
+    }
+    for (const line of lines) {
+      const text = line.toString("utf8");
+      if (this.trace) process.stderr.write(`evalkit host << ${text.slice(0, 300)}\n`);
+      let frame: RunnerFrame;
+      try {
+        frame = decodeRunnerFrame(text);
+      } catch (err) {
+        if (this.info === undefined) {
+          // Before `ready`, something (a sitecustomize, a launcher banner) printed to stdout: keep it for diagnostics.
+          this.appendStderr(`[stdout before ready] ${text}\n`);
+          continue;
+        }
+        this.failProtocol(err as EvalkitError);
+        return;
+      }
+      this.onFrame(frame);
+    }
+  }
+
+  private onFrame(frame: RunnerFrame): void {
+    if (frame.type === "ready") {
+      this.onReady?.(frame);
+      return;
+    }
+    if (frame.type === "is_complete_reply") {
+      this.completions.get(frame.id)?.(frame);
+      this.completions.delete(frame.id);
+      return;
+    }
+    if (frame.type === "protocol_error" || frame.type === "unknown") {
+      if (this.trace) process.stderr.write(`evalkit: runner frame ignored: ${JSON.stringify(frame)}\n`);
+      return;
+    }
+    const cell = this.running;
+    if (!cell || frame.id !== cell.id) return; // late frames of an abandoned cell
+    switch (frame.type) {
+      case "started":
+        return;
+      case "stdout":
+      case "stderr":
+        this.addOutput(cell, { type: "stream", name: frame.type, text: frame.data });
+        return;
+      case "display":
+      case "result":
+        this.addOutput(cell, {
+          type: frame.type,
+          data: frame.bundle,
+          ...(frame.metadata ? { metadata: frame.metadata } : {}),
+          ...(frame.displayId !== undefined ? { displayId: frame.displayId } : {}),
+          ...(frame.update ? { update: true as const } : {}),
+        });
+        return;
+      case "clear_output":
+        this.addOutput(cell, { type: "clear_output", wait: frame.wait });
+        return;
+      case "error":
+        cell.error = { ename: frame.ename, evalue: frame.evalue, traceback: frame.traceback };
+        this.addOutput(cell, { type: "error", ...cell.error });
+        return;
+      case "call":
+        void this.answerCall(cell, frame.callId, frame.method, frame.params);
+        return;
+      case "cancel_call":
+        cell.calls.get(frame.callId)?.abort(new Error("cancelled by the cell"));
+        return;
+      case "input_request":
+        void this.answerInput(cell, frame.prompt, frame.password);
+        return;
+      case "done":
+        this.running = undefined;
+        cell.resolve({
+          status: frame.status,
+          cancelled: frame.cancelled,
+          executionCount: frame.executionCount,
+          outputs: cell.outputs,
+          ...(cell.error ? { error: cell.error } : {}),
+          durationMs: performance.now() - cell.startedAt,
+          ...(cell.outputsTruncated ? { outputsTruncated: true } : {}),
+        });
+        return;
+    }
+  }
+
+  private addOutput(cell: RunningCell, output: KernelOutput): void {
+    cell.options.onOutput?.(output);
+    if (output.type === "stream") {
+      const limit = this.options.retainStreamBytes ?? 1024 * 1024;
+      cell.retainedStreamBytes += output.text.length;
+      if (cell.retainedStreamBytes > limit) {
+        cell.outputsTruncated = true;
+        return;
+      }
+      const last = cell.outputs[cell.outputs.length - 1];
+      if (last?.type === "stream" && last.name === output.name) {
+        last.text += output.text;
+        return;
+      }
+      cell.outputs.push({ ...output });
+      return;
+    }
+    cell.outputs.push(output);
+  }
+
+  private async answerCall(cell: RunningCell, callId: string, method: string, params: Record<string, unknown>) {
+    const controller = new AbortController();
+    cell.calls.set(callId, controller);
+    try {
+      if (!cell.options.onCall) throw new EvalkitError("INVALID_INPUT", `no host handler registered for ${method}()`);
+      const value = await cell.options.onCall({ method, params, signal: controller.signal });
+      this.send({ type: "reply", callId, ok: true, value: value === undefined ? null : value });
+    } catch (err) {
+      const name = err instanceof Error ? err.name : "Error";
+      const message = err instanceof Error ? err.message : String(err);
+      this.send({ type: "reply", callId, ok: false, error: { name, message } });
+    } finally {
+      cell.calls.delete(callId);
+    }
+  }
+
+  private async answerInput(cell: RunningCell, prompt: string, password: boolean) {
+    try {
+      if (!cell.options.onInputRequest) throw new Error("stdin is not available");
+      const value = await cell.options.onInputRequest(prompt, password);
+      this.send({ type: "input_reply", id: cell.id, value });
+    } catch (err) {
+      this.send({ type: "input_reply", id: cell.id, error: err instanceof Error ? err.message : String(err) });
+    }
+  }
+
+  private failProtocol(err: EvalkitError): void {
+    const cell = this.running;
+    this.running = undefined;
+    void this.shutdown();
+    cell?.reject(err);
+  }
+
+  private onStderr(chunk: Buffer): void {
+    const text = chunk.toString("utf8");
+    if (this.trace) process.stderr.write(`evalkit runner stderr: ${text}`);
+    this.appendStderr(text);
+  }
+
+  private appendStderr(text: string): void {
+    this.stderrTail = (this.stderrTail + text).slice(-STDERR_TAIL_BYTES);
+  }
+
+  private onExitEvent(exitCode: number | null, signal: NodeJS.Signals | null): void {
+    this.exitInfo = { exitCode, signal, requested: this.shutdownRequested, stderrTail: this.stderrTail };
+    const cell = this.running;
+    this.running = undefined;
+    for (const resolve of this.completions.values()) resolve({ status: "invalid", indent: "" });
+    this.completions.clear();
+    if (this.child) signalGroup(this.child, "SIGKILL");
+    cell?.reject(this.deadError("kernel died while the cell was running"));
+    for (const listener of this.exitListeners) listener(this.exitInfo);
+    this.exitListeners.clear();
+  }
+
+  private waitExit(ms: number): Promise<boolean> {
+    if (this.exitInfo) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(false), ms);
+      this.child?.once("exit", () => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
+  }
+
+  private exitDetails(): Record<string, unknown> {
+    return {
+      exitCode: this.exitInfo?.exitCode ?? null,
+      signal: this.exitInfo?.signal ?? null,
+      requested: this.exitInfo?.requested ?? this.shutdownRequested,
+      stderrTail: this.stderrTail,
+    };
+  }
+
+  private deadError(message: string): EvalkitError {
+    const cause = this.exitInfo?.signal ?? (this.exitInfo ? `exit code ${this.exitInfo.exitCode}` : "not started");
+    return new EvalkitError("KERNEL_DIED", `${message} (${cause})${this.stderrSummary()}`, this.exitDetails());
+  }
+
+  private stderrSummary(): string {
+    const tail = this.stderrTail.trim();
+    if (!tail) return "";
+    const lines = tail.split("\n").slice(-5).join("\n");
+    return `\n${lines}`;
+  }
+}
+

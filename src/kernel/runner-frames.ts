@@ -1,0 +1,143 @@
+// The runner's wire frames (docs/protocol.md): decoding with validation, and encoding host requests.
+
+import type { MimeBundle } from "../contracts/outputs.js";
+import { EvalkitError } from "../errors.js";
+
+export interface ReadyFrame {
+  type: "ready";
+  pid: number;
+  python: string;
+  implementation: string;
+  executable: string;
+  protocol: number;
+  cwd: string;
+}
+
+export type RunnerFrame =
+  | ReadyFrame
+  | { type: "started"; id: string }
+  | { type: "stdout" | "stderr"; id: string; data: string }
+  | {
+      type: "display" | "result";
+      id: string;
+      bundle: MimeBundle;
+      metadata?: Record<string, unknown>;
+      displayId?: string;
+      update?: boolean;
+      executionCount?: number | null;
+    }
+  | { type: "clear_output"; id: string; wait: boolean }
+  | { type: "error"; id: string; ename: string; evalue: string; traceback: string[] }
+  | { type: "done"; id: string; status: "ok" | "error"; executionCount: number | null; cancelled: boolean }
+  | { type: "call"; id: string; callId: string; method: string; params: Record<string, unknown> }
+  | { type: "cancel_call"; id: string; callId: string }
+  | { type: "input_request"; id: string; prompt: string; password: boolean }
+  | { type: "is_complete_reply"; id: string; status: "complete" | "incomplete" | "invalid"; indent: string }
+  | { type: "protocol_error"; reason: string }
+  | { type: "unknown"; raw: Record<string, unknown> };
+
+function fail(reason: string, line: string): never {
+  throw new EvalkitError("PROTOCOL_ERROR", `invalid frame from runner: ${reason}`, {
+    line: line.length > 200 ? `${line.slice(0, 200)}…` : line,
+  });
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function str(frame: Record<string, unknown>, key: string, line: string): string {
+  const value = frame[key];
+  if (typeof value !== "string") fail(`field "${key}" must be a string`, line);
+  return value;
+}
+
+/** Parse one protocol line. Throws PROTOCOL_ERROR for anything that is not a well-formed frame. */
+export function decodeRunnerFrame(line: string): RunnerFrame {
+  let frame: unknown;
+  try {
+    frame = JSON.parse(line);
+  } catch {
+    fail("not JSON", line);
+  }
+  if (!isRecord(frame) || typeof frame.type !== "string") fail('not an object with a "type"', line);
+  switch (frame.type) {
+    case "ready":
+      return {
+        type: "ready",
+        pid: Number(frame.pid),
+        python: str(frame, "python", line),
+        implementation: String(frame.implementation ?? "cpython"),
+        executable: String(frame.executable ?? ""),
+        protocol: Number(frame.protocol),
+        cwd: String(frame.cwd ?? ""),
+      };
+    case "started":
+      return { type: "started", id: str(frame, "id", line) };
+    case "stdout":
+    case "stderr":
+      return { type: frame.type, id: str(frame, "id", line), data: str(frame, "data", line) };
+    case "display":
+    case "result": {
+      if (!isRecord(frame.bundle)) fail('field "bundle" must be an object', line);
+      return {
+        type: frame.type,
+        id: str(frame, "id", line),
+        bundle: frame.bundle,
+        ...(isRecord(frame.metadata) ? { metadata: frame.metadata } : {}),
+        ...(typeof frame.displayId === "string" ? { displayId: frame.displayId } : {}),
+        ...(frame.update === true ? { update: true } : {}),
+        ...(typeof frame.executionCount === "number" ? { executionCount: frame.executionCount } : {}),
+      };
+    }
+    case "clear_output":
+      return { type: "clear_output", id: str(frame, "id", line), wait: frame.wait === true };
+    case "error":
+      return {
+        type: "error",
+        id: str(frame, "id", line),
+        ename: str(frame, "ename", line),
+        evalue: String(frame.evalue ?? ""),
+        traceback: Array.isArray(frame.traceback) ? frame.traceback.map(String) : [],
+      };
+    case "done":
+      return {
+        type: "done",
+        id: str(frame, "id", line),
+        status: frame.status === "ok" ? "ok" : "error",
+        executionCount: typeof frame.executionCount === "number" ? frame.executionCount : null,
+        cancelled: frame.cancelled === true,
+      };
+    case "call":
+      return {
+        type: "call",
+        id: str(frame, "id", line),
+        callId: str(frame, "callId", line),
+        method: str(frame, "method", line),
+        params: isRecord(frame.params) ? frame.params : {},
+      };
+    case "cancel_call":
+      return { type: "cancel_call", id: str(frame, "id", line), callId: str(frame, "callId", line) };
+    case "input_request":
+      return {
+        type: "input_request",
+        id: str(frame, "id", line),
+        prompt: String(frame.prompt ?? ""),
+        password: frame.password === true,
+      };
+    case "is_complete_reply": {
+      const status = frame.status;
+      if (status !== "complete" && status !== "incomplete" && status !== "invalid") fail("bad status", line);
+      return { type: "is_complete_reply", id: str(frame, "id", line), status, indent: String(frame.indent ?? "") };
+    }
+    case "protocol_error":
+      return { type: "protocol_error", reason: String(frame.reason ?? "") };
+    default:
+      return { type: "unknown", raw: frame };
+  }
+}
+
+/** Serialise a host → runner request as one line. */
+export function encodeHostFrame(frame: Record<string, unknown>): string {
+  return `${JSON.stringify(frame)}\n`;
+}
