@@ -1,0 +1,250 @@
+// The output sink: takes a cell's text chunk by chunk, keeps a bounded model view (head, notice, tail) in memory
+// and streams the full raw output (secrets redacted) to an artifact once it outgrows that view.
+import type { TruncationInfo } from "../contracts/cell-result.js";
+import { EvalkitError } from "../errors.js";
+import { pluralize } from "../render/text-lines.js";
+import { type ArtifactStore, type ArtifactWriter, createArtifactStore } from "./artifact-store.js";
+import { OutputWindow } from "./output-window.js";
+import { encodeRawBytes, encodeRawBytesTransient, endsWithHighSurrogate } from "./raw-bytes.js";
+import { createStreamRedactor, type SecretValue, type StreamRedactor } from "./redact.js";
+import { type SanitizeOptions, StreamSanitizer } from "./sanitize.js";
+
+/** Default budget of the head of the model view: 20 KiB. */
+export const DEFAULT_HEAD_BYTES = 20 * 1024;
+/** Default budget of the tail window of the model view: 50 KiB. */
+export const DEFAULT_TAIL_BYTES = 50 * 1024;
+/** Default longest line in the model view, in characters. */
+export const DEFAULT_SINK_MAX_LINE_CHARS = 4000;
+/** Default cap on one artifact: 1 GiB (a runaway loop must not fill the disk). */
+export const DEFAULT_MAX_ARTIFACT_BYTES = 1024 * 1024 * 1024;
+
+export interface OutputSinkOptions {
+  /** Bytes of sanitised text kept from the start (default 20 KiB). */
+  headBytes?: number;
+  /** Bytes of sanitised text kept from the end (default 50 KiB). */
+  tailBytes?: number;
+  /** Longest line kept in the view (default 4000 characters); longer ones end with `…[+N chars]`. */
+  maxLineChars?: number;
+  /** Keep ANSI escape sequences in the view (default false: stripped). */
+  keepAnsi?: boolean;
+  controlChars?: SanitizeOptions["controlChars"];
+  /** Secret values to replace by `[REDACTED:NAME]` in the view and the artifact. */
+  secrets?: readonly SecretValue[];
+  /** Where artifacts go; default a store on `artifactDir` or `$EVALKIT_HOME/artifacts`, created when needed. */
+  store?: ArtifactStore;
+  artifactDir?: string;
+  /** Raw bytes kept in memory before the artifact is created (default headBytes + tailBytes). */
+  spillThresholdBytes?: number;
+  /** Most bytes written to one artifact (default 1 GiB); the rest is counted but not stored. */
+  maxArtifactBytes?: number;
+}
+
+export interface OutputSinkResult {
+  /** The model's view: head, omission notice, tail. */
+  text: string;
+  /** Present when the view lost something (lines omitted or clamped) and the artifact holds it. */
+  truncated?: TruncationInfo;
+  /** UTF-8 bytes of the output (secrets redacted; undecodable bytes count one each) = the artifact's size. */
+  totalBytes: number;
+  /** Lines of the output (`\n` count, plus one for an unterminated last line). */
+  totalLines: number;
+  omittedLines: number;
+  /** Bytes of sanitised text left out between head and tail. */
+  omittedBytes: number;
+  clampedLines: number;
+  /** Bytes stored in the artifact, when there is one (less than totalBytes only past maxArtifactBytes). */
+  artifactBytes?: number;
+  /** Why the artifact could not be written, if it could not. */
+  artifactError?: string;
+}
+
+/** Streams one cell's output into a bounded view plus an artifact. Not reusable: `finish()` once. */
+export class OutputSink {
+  private readonly options: OutputSinkOptions;
+  private readonly redactor: StreamRedactor;
+  private readonly sanitizer: StreamSanitizer;
+  private readonly window: OutputWindow;
+  private readonly spillThreshold: number;
+  private readonly maxArtifactBytes: number;
+  private pendingHigh = "";
+  private buffered: Buffer[] = [];
+  private bufferedBytes = 0;
+  private writer: ArtifactWriter | null = null;
+  private artifactError: string | null = null;
+  private totalBytes = 0;
+  private newlines = 0;
+  private isLastNewline = false;
+  private result: OutputSinkResult | null = null;
+
+  constructor(options: OutputSinkOptions = {}) {
+    this.options = options;
+    const headBytes = options.headBytes ?? DEFAULT_HEAD_BYTES;
+    const tailBytes = options.tailBytes ?? DEFAULT_TAIL_BYTES;
+    this.spillThreshold = options.spillThresholdBytes ?? headBytes + tailBytes;
+    this.maxArtifactBytes = options.maxArtifactBytes ?? DEFAULT_MAX_ARTIFACT_BYTES;
+    this.redactor = createStreamRedactor(options.secrets ?? []);
+    this.window = new OutputWindow(headBytes, tailBytes);
+    this.window.onFirstLoss = () => this.spill();
+    this.sanitizer = new StreamSanitizer(
+      (line, dropped) => this.window.addLine(line, dropped),
+      {
+        keepAnsi: options.keepAnsi ?? false,
+        controlChars: options.controlChars ?? "placeholder",
+        maxLineChars: options.maxLineChars ?? DEFAULT_SINK_MAX_LINE_CHARS,
+      },
+      (block, lineCount) => this.window.addBlock(block, lineCount),
+    );
+  }
+
+  /** The artifact URI once the output has been spilled, else null. */
+  get artifactUri(): string | null {
+    return this.writer?.uri ?? null;
+  }
+
+  /** Adds a chunk of the cell's text output. */
+  push(text: string): void {
+    if (this.result !== null) throw new EvalkitError("DISPOSED", "OutputSink.push after finish()");
+    if (text === "") return;
+    this.consume(this.redactor.push(text));
+  }
+
+  /** The view as it stands now (for live updates); does not end the stream. */
+  snapshot(): string {
+    const pending = this.sanitizer.hasPendingLine ? this.sanitizer.peekPendingLine() : null;
+    return this.compose(this.window.lines(this.omissionNotice, pending), false);
+  }
+
+  /** Ends the stream: flushes held text, closes the artifact (or removes it when nothing was lost). */
+  finish(): OutputSinkResult {
+    if (this.result !== null) return this.result;
+    this.consume(this.redactor.flush());
+    if (this.pendingHigh !== "") {
+      // A high surrogate whose partner never came: count, store and show it like any other text.
+      const lone = this.pendingHigh;
+      this.pendingHigh = "";
+      this.countLines(lone);
+      this.writeRaw(encodeRawBytes(lone));
+      this.sanitizer.push(lone);
+    }
+    this.sanitizer.end();
+    const window = this.window;
+    const lines = window.lines(this.omissionNotice, null);
+    const omitted = window.omitted();
+    if (omitted.lines === 0 && window.clampedLines > 0) lines.push(this.clampNotice());
+    const result: OutputSinkResult = {
+      text: this.compose(lines, true),
+      totalBytes: this.totalBytes,
+      totalLines: this.newlines + (this.totalBytes > 0 && !this.isLastNewline ? 1 : 0),
+      omittedLines: omitted.lines,
+      omittedBytes: omitted.bytes,
+      clampedLines: window.clampedLines,
+    };
+    const writer = this.writer;
+    if (writer !== null) {
+      if (window.hasLoss && this.artifactError === null) {
+        writer.close();
+        result.truncated = {
+          artifact: writer.uri,
+          totalBytes: result.totalBytes,
+          totalLines: result.totalLines,
+        };
+        result.artifactBytes = writer.bytesWritten;
+      } else {
+        writer.discard();
+      }
+    }
+    if (this.artifactError !== null) result.artifactError = this.artifactError;
+    this.buffered = [];
+    this.result = result;
+    return result;
+  }
+
+  private consume(input: string): void {
+    if (input === "") return;
+    let text = this.pendingHigh === "" ? input : this.pendingHigh + input;
+    this.pendingHigh = "";
+    if (endsWithHighSurrogate(text)) {
+      this.pendingHigh = text.slice(-1);
+      text = text.slice(0, -1);
+      if (text === "") return;
+    }
+    this.countLines(text);
+    this.writeRaw(encodeRawBytesTransient(text));
+    this.sanitizer.push(text);
+  }
+
+  private countLines(text: string): void {
+    let count = 0;
+    for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) count++;
+    this.newlines += count;
+    this.isLastNewline = text.charCodeAt(text.length - 1) === 10;
+  }
+
+  private writeRaw(bytes: Buffer): void {
+    this.totalBytes += bytes.length;
+    if (this.writer === null && this.artifactError === null) {
+      this.buffered.push(Buffer.from(bytes));
+      this.bufferedBytes += bytes.length;
+      if (this.bufferedBytes > this.spillThreshold) this.spill();
+      return;
+    }
+    this.append(bytes);
+  }
+
+  /** Creates the artifact and writes what was buffered so far. */
+  private spill(): void {
+    if (this.writer !== null || this.artifactError !== null) return;
+    try {
+      const store = this.options.store ?? createArtifactStore({ dir: this.options.artifactDir });
+      this.writer = store.create();
+    } catch (err) {
+      this.artifactError = err instanceof Error ? err.message : String(err);
+      this.buffered = [];
+      return;
+    }
+    const buffered = this.buffered;
+    this.buffered = [];
+    this.bufferedBytes = 0;
+    for (const bytes of buffered) this.append(bytes);
+  }
+
+  private append(bytes: Buffer): void {
+    const writer = this.writer;
+    if (writer === null || this.artifactError !== null) return;
+    const room = this.maxArtifactBytes - writer.bytesWritten;
+    if (room <= 0) return;
+    try {
+      writer.write(bytes.length <= room ? bytes : bytes.subarray(0, room));
+    } catch (err) {
+      this.artifactError = err instanceof Error ? err.message : String(err);
+    }
+  }
+
+  private artifactReference(): string {
+    if (this.artifactError !== null) return `full output could not be saved (${this.artifactError})`;
+    const writer = this.writer;
+    if (writer === null) return "full output not saved";
+    const isCapped = this.totalBytes > this.maxArtifactBytes;
+    return isCapped
+      ? `first ${this.maxArtifactBytes} bytes of the output: ${writer.uri}`
+      : `full output: ${writer.uri}`;
+  }
+
+  private readonly omissionNotice = (omittedLines: number, omittedBytes: number): string =>
+    `… ${pluralize(omittedLines, "line")} / ${pluralize(omittedBytes, "byte")} omitted; ${this.artifactReference()}`;
+
+  private clampNotice(): string {
+    return `… ${pluralize(this.window.clampedLines, "long line")} clamped; ${this.artifactReference()}`;
+  }
+
+  private compose(lines: string[], isFinal: boolean): string {
+    if (lines.length === 0) return "";
+    const endsWithNewline = this.isLastNewline && (isFinal || !this.sanitizer.hasPendingLine);
+    return lines.join("\n") + (endsWithNewline ? "\n" : "");
+  }
+}
+
+/** Creates an {@link OutputSink}. */
+export function createOutputSink(options: OutputSinkOptions = {}): OutputSink {
+  return new OutputSink(options);
+}

@@ -1,0 +1,107 @@
+// Secret redaction: every occurrence of a secret value becomes `[REDACTED:NAME]`, also when split across chunks.
+
+/** A secret to hide: the environment variable's name and its value. */
+export interface SecretValue {
+  name: string;
+  value: string;
+}
+
+/** Values shorter than this are ignored: redacting `1` or `yes` everywhere would wreck output, not protect it. */
+export const MIN_SECRET_LENGTH = 4;
+
+/** Replaces secret values in a whole text. */
+export type Redactor = (text: string) => string;
+
+/** Streaming redaction: output lags input by at most the longest secret minus one character. */
+export interface StreamRedactor {
+  /** Redacted text that is safe to release now. */
+  push(text: string): string;
+  /** Releases the held-back rest at the end of the stream. */
+  flush(): string;
+}
+
+interface CompiledSecrets {
+  pattern: RegExp;
+  names: Map<string, string>;
+  maxLength: number;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
+}
+
+function compileSecrets(secrets: readonly SecretValue[], minLength: number): CompiledSecrets | null {
+  const names = new Map<string, string>();
+  for (const { name, value } of secrets) {
+    if (typeof value !== "string" || value.length < minLength) continue;
+    if (!names.has(value)) names.set(value, name);
+  }
+  if (names.size === 0) return null;
+  // Longest first, so a secret that contains another is replaced whole.
+  const values = [...names.keys()].sort((a, b) => b.length - a.length);
+  return {
+    pattern: new RegExp(values.map(escapeRegExp).join("|"), "g"),
+    names,
+    maxLength: values[0]!.length,
+  };
+}
+
+function replaceAll(compiled: CompiledSecrets, text: string): string {
+  return text.replace(compiled.pattern, (match) => `[REDACTED:${compiled.names.get(match) ?? "SECRET"}]`);
+}
+
+/** Options for the redactors. */
+export interface RedactorOptions {
+  /** Ignore values shorter than this (default {@link MIN_SECRET_LENGTH}). */
+  minLength?: number;
+}
+
+/** Builds a whole-text redactor: one combined regex, regex specials escaped, longest value first. */
+export function createRedactor(secrets: readonly SecretValue[], options: RedactorOptions = {}): Redactor {
+  const compiled = compileSecrets(secrets, options.minLength ?? MIN_SECRET_LENGTH);
+  if (compiled === null) return (text) => text;
+  return (text) => replaceAll(compiled, text);
+}
+
+/**
+ * Builds a streaming redactor. Text that could still be the start of a secret (the last `maxLength - 1`
+ * characters) is held until the next chunk or `flush()`, so a secret split between chunks is still caught.
+ * The concatenated output equals `createRedactor(secrets)(wholeText)`.
+ */
+export function createStreamRedactor(
+  secrets: readonly SecretValue[],
+  options: RedactorOptions = {},
+): StreamRedactor {
+  const compiled = compileSecrets(secrets, options.minLength ?? MIN_SECRET_LENGTH);
+  if (compiled === null) return { push: (text) => text, flush: () => "" };
+  const { pattern, maxLength } = compiled;
+  let carry = "";
+  return {
+    push(text) {
+      const buffer = carry + text;
+      // A match starting before `safeEnd` has all the characters it needs to be decided now.
+      const safeEnd = buffer.length - (maxLength - 1);
+      if (safeEnd <= 0) {
+        carry = buffer;
+        return "";
+      }
+      let out = "";
+      let emitted = 0;
+      pattern.lastIndex = 0;
+      for (let match = pattern.exec(buffer); match !== null; match = pattern.exec(buffer)) {
+        if (match.index >= safeEnd) break;
+        out += buffer.slice(emitted, match.index) + `[REDACTED:${compiled.names.get(match[0]) ?? "SECRET"}]`;
+        emitted = match.index + match[0].length;
+      }
+      const keepFrom = Math.max(safeEnd, emitted);
+      out += buffer.slice(emitted, keepFrom);
+      carry = buffer.slice(keepFrom);
+      return out;
+    },
+    flush() {
+      const rest = replaceAll(compiled, carry);
+      carry = "";
+      return rest;
+    },
+  };
+}

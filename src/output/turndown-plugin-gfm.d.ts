@@ -1,0 +1,10 @@
+// Types for turndown-plugin-gfm, which ships none: each export is a turndown plugin.
+declare module "turndown-plugin-gfm" {
+  import type TurndownService from "turndown";
+
+  export const gfm: TurndownService.Plugin;
+  export const tables: TurndownService.Plugin;
+  export const strikethrough: TurndownService.Plugin;
+  export const taskListItems: TurndownService.Plugin;
+  export const highlightedCodeBlock: TurndownService.Plugin;
+}
