@@ -1,0 +1,229 @@
+// Runs one cell on a started kernel: watchdog, interrupt on abort, kill after the grace, outcome classification.
+import type { KernelOutput } from "../contracts/outputs.js";
+import { isEvalkitError } from "../errors.js";
+import type { ExecuteOptions, ExecuteOutcome, Kernel, KernelExit } from "../kernel/kernel.js";
+import type { HostBridge } from "./bridge-handlers.js";
+import { describeDeathDuringCell, describeExitCause, trimStderrTail } from "./exit-cause.js";
+import { CellWatchdog, describeTimeout } from "./idle-timeout.js";
+import type { SessionCellOutcome } from "./session-types.js";
+
+export interface CellRunOptions {
+  kernel: Kernel;
+  code: string;
+  timeoutSec: number;
+  maxTimeoutSec: number;
+  interruptGraceMs: number;
+  /** Caller / call / cell signals. */
+  callerSignals: AbortSignal[];
+  /** The manager's dispose signal. */
+  disposeSignal: AbortSignal;
+  onOutput?: (output: KernelOutput) => void;
+  bridge: HostBridge;
+  onInputRequest?: (prompt: string, password: boolean) => Promise<string>;
+  /** Stops the kernel for good; called when an interrupt did not end the cell within the grace. */
+  killKernel: () => Promise<unknown>;
+}
+
+/** `not-started`: the kernel was gone before the cell reached it, so running it again is safe. */
+export type CellRun =
+  | { kind: "finished"; outcome: SessionCellOutcome; isKernelLost: boolean }
+  | { kind: "not-started"; error: unknown };
+
+type AbortCause = "timeout" | "cancelled" | "disposed";
+
+/** Runs the cell; never throws for kernel deaths (they become outcomes), only for host-side bugs. */
+export async function runCell(options: CellRunOptions): Promise<CellRun> {
+  const { kernel } = options;
+  const startedAt = performance.now();
+  const watchdog = new CellWatchdog({ timeoutSec: options.timeoutSec, maxTimeoutSec: options.maxTimeoutSec });
+  const abortSignal = AbortSignal.any([...options.callerSignals, options.disposeSignal, watchdog.signal]);
+  const cellEnded = new AbortController();
+  const outputs: KernelOutput[] = [];
+  let abortCause: AbortCause | undefined;
+  let isKilledByUs = false;
+  let escalation: ReturnType<typeof setTimeout> | undefined;
+  let observedExit: KernelExit | undefined;
+  const removeExitListener = kernel.onExit((exit) => {
+    observedExit = exit;
+  });
+
+  const classifyAbort = (): AbortCause => {
+    if (watchdog.signal.aborted && abortSignal.reason === watchdog.signal.reason) return "timeout";
+    if (options.disposeSignal.aborted && abortSignal.reason === options.disposeSignal.reason) return "disposed";
+    return "cancelled";
+  };
+  const onAbort = () => {
+    abortCause = classifyAbort();
+    kernel.interrupt();
+    // The one timer besides the watchdog: the grace an interrupted cell gets before its kernel is killed.
+    escalation = setTimeout(() => {
+      isKilledByUs = true;
+      void options.killKernel().catch(() => {});
+    }, options.interruptGraceMs);
+  };
+
+  if (abortSignal.aborted) {
+    watchdog.dispose();
+    removeExitListener();
+    return { kind: "finished", outcome: buildAbortedBeforeStart(classifyAbort(), watchdog), isKernelLost: false };
+  }
+  abortSignal.addEventListener("abort", onAbort, { once: true });
+
+  const executeOptions: ExecuteOptions = {
+    onOutput: (output) => {
+      outputs.push(output);
+      options.onOutput?.(output);
+    },
+    onCall: options.bridge.createCallHandler({
+      signal: AbortSignal.any([abortSignal, cellEnded.signal]),
+      pauseTimeout: () => watchdog.pause(),
+    }),
+  };
+  const onInputRequest = options.onInputRequest;
+  if (onInputRequest) {
+    // Waiting for a human to type is not the cell's own work.
+    executeOptions.onInputRequest = async (prompt, password) => {
+      const release = watchdog.pause();
+      try {
+        return await onInputRequest(prompt, password);
+      } finally {
+        release();
+      }
+    };
+  }
+
+  try {
+    const result = await kernel.execute(options.code, executeOptions);
+    const durationMs = performance.now() - startedAt;
+    return { kind: "finished", outcome: buildOutcome(result, abortCause, watchdog, durationMs), isKernelLost: false };
+  } catch (err) {
+    if (isNotStarted(err)) return { kind: "not-started", error: err };
+    if (!isEvalkitError(err, "KERNEL_DIED")) throw err;
+    const exit = exitFromError(err) ?? observedExit ?? (await waitForExit(kernel, 1000));
+    const isKilled = isKilledByUs || err.details.killed === true;
+    const outcome: SessionCellOutcome = {
+      status: "died",
+      executionCount: null,
+      outputs,
+      durationMs: performance.now() - startedAt,
+      notices: [],
+    };
+    if (exit) outcome.exit = exit;
+    if (abortCause === "disposed") {
+      outcome.status = "cancelled";
+      outcome.notices.push("eval cell cancelled: the session manager was disposed and its kernels shut down");
+    } else if (isKilled && abortCause !== undefined) {
+      outcome.status = "killed";
+      const what = abortCause === "timeout" ? describeTimeout(watchdog.timeoutSec) : "eval cell cancelled";
+      const graceSec = formatGrace(options.interruptGraceMs);
+      outcome.notices.push(
+        `${what}; the kernel did not stop within ${graceSec}s of the interrupt and was killed; state was lost`,
+      );
+    } else {
+      outcome.notices.push(describeDeathDuringCell(exit));
+      outcome.error = { ename: "KernelDied", evalue: `kernel died (${describeExitCause(exit)})`, traceback: [] };
+      const tail = trimStderrTail(exit?.stderrTail);
+      if (tail) {
+        outcome.notices.push(`kernel stderr (last lines):\n${tail}`);
+        outcome.error.traceback = tail.split("\n");
+      }
+    }
+    return { kind: "finished", outcome, isKernelLost: true };
+  } finally {
+    abortSignal.removeEventListener("abort", onAbort);
+    removeExitListener();
+    if (escalation !== undefined) clearTimeout(escalation);
+    watchdog.dispose();
+    cellEnded.abort(new DOMException("the cell ended", "AbortError"));
+  }
+}
+
+function buildOutcome(
+  result: ExecuteOutcome,
+  abortCause: AbortCause | undefined,
+  watchdog: CellWatchdog,
+  durationMs: number,
+): SessionCellOutcome {
+  const outcome: SessionCellOutcome = {
+    status: result.status,
+    executionCount: result.executionCount,
+    outputs: result.outputs,
+    durationMs,
+    notices: [],
+  };
+  if (result.error) outcome.error = result.error;
+  // An abort that raced a cell finishing normally changes nothing: the cell really did end `ok`.
+  const wasStoppedByAbort = abortCause !== undefined && (result.cancelled || result.status === "error");
+  if (wasStoppedByAbort && abortCause === "timeout") {
+    outcome.status = "timeout";
+    outcome.notices.push(`${describeTimeout(watchdog.timeoutSec)}; kernel interrupted but remains running`);
+  } else if (wasStoppedByAbort) {
+    outcome.status = "cancelled";
+    outcome.notices.push(
+      abortCause === "disposed"
+        ? "eval cell cancelled: the session manager was disposed"
+        : "eval cell cancelled; kernel interrupted but remains running",
+    );
+  } else if (result.cancelled) {
+    // Interrupted from elsewhere (a signal sent by hand): report it as cancelled all the same.
+    outcome.status = "cancelled";
+    outcome.notices.push("eval cell was interrupted; kernel remains running");
+  }
+  return outcome;
+}
+
+function buildAbortedBeforeStart(cause: AbortCause, watchdog: CellWatchdog): SessionCellOutcome {
+  const notice =
+    cause === "timeout"
+      ? `${describeTimeout(watchdog.timeoutSec)} before it started`
+      : "eval cell cancelled before it started";
+  return {
+    status: cause === "timeout" ? "timeout" : "cancelled",
+    executionCount: null,
+    outputs: [],
+    durationMs: 0,
+    notices: [notice],
+  };
+}
+
+/** The kernel was already closed, or died before it acknowledged the request. */
+function isNotStarted(err: unknown): boolean {
+  if (isEvalkitError(err, "KERNEL_CLOSED")) return true;
+  return isEvalkitError(err, "KERNEL_DIED") && err.details.started === false;
+}
+
+function exitFromError(err: { details: Record<string, unknown> }): KernelExit | undefined {
+  const raw = err.details.exit;
+  if (typeof raw === "object" && raw !== null && "requested" in raw) return raw as KernelExit;
+  const { exitCode, signal, stderrTail, requested } = err.details;
+  if (exitCode === undefined && signal === undefined) return undefined;
+  return {
+    exitCode: typeof exitCode === "number" ? exitCode : null,
+    signal: typeof signal === "string" ? (signal as NodeJS.Signals) : null,
+    requested: requested === true,
+    stderrTail: typeof stderrTail === "string" ? stderrTail : "",
+  };
+}
+
+/** The exit event can trail the rejection by a tick; wait briefly so the cause is not lost. */
+function waitForExit(kernel: Kernel, timeoutMs: number): Promise<KernelExit | undefined> {
+  return new Promise((resolve) => {
+    let isSettled = false;
+    let remove: (() => void) | undefined;
+    const settle = (exit: KernelExit | undefined) => {
+      if (isSettled) return;
+      isSettled = true;
+      clearTimeout(timer);
+      remove?.();
+      resolve(exit);
+    };
+    const timer = setTimeout(() => settle(undefined), timeoutMs);
+    remove = kernel.onExit((exit) => settle(exit));
+    if (isSettled) remove();
+  });
+}
+
+function formatGrace(ms: number): string {
+  const seconds = ms / 1000;
+  return Number.isInteger(seconds) ? String(seconds) : seconds.toFixed(1);
+}

@@ -1,0 +1,116 @@
+// The cell watchdog: owns one cell's time budget and aborts a signal when it runs out; bridge calls pause it.
+
+/** Default per-cell budget in seconds (DESIGN.md §3.1). */
+export const DEFAULT_TIMEOUT_SEC = 30;
+/** Default ceiling for any per-cell budget, in seconds. */
+export const DEFAULT_MAX_TIMEOUT_SEC = 3600;
+
+/**
+ * Clamps a requested timeout to `1..maxTimeoutSec`. A missing or non-finite value becomes the default
+ * (itself clamped), so a caller can pass user input straight through.
+ */
+export function clampTimeoutSec(
+  requested: number | undefined,
+  maxTimeoutSec: number = DEFAULT_MAX_TIMEOUT_SEC,
+  defaultSec: number = DEFAULT_TIMEOUT_SEC,
+): number {
+  const ceiling = Number.isFinite(maxTimeoutSec) && maxTimeoutSec >= 1 ? maxTimeoutSec : 1;
+  const value = requested !== undefined && Number.isFinite(requested) ? requested : defaultSec;
+  if (!Number.isFinite(value) || value < 1) return 1;
+  return Math.min(value, ceiling);
+}
+
+/** Text used for a timed-out cell, shared by the reason and the cell notice. */
+export function describeTimeout(timeoutSec: number): string {
+  return `eval cell timed out after ${formatSeconds(timeoutSec)}s`;
+}
+
+function formatSeconds(seconds: number): string {
+  return Number.isInteger(seconds) ? String(seconds) : seconds.toFixed(1);
+}
+
+/** True when an abort reason came from a watchdog running out (a DOMException named TimeoutError). */
+export function isTimeoutReason(reason: unknown): boolean {
+  return reason instanceof Error && reason.name === "TimeoutError";
+}
+
+export interface CellWatchdogOptions {
+  /** Requested budget in seconds; clamped to 1..maxTimeoutSec. */
+  timeoutSec?: number;
+  maxTimeoutSec?: number;
+}
+
+/**
+ * One cell's budget. The window starts at construction. `pause()` stops the clock (reference-counted, since
+ * `parallel()` overlaps bridge calls); when the last pause ends, a fresh full window starts, so a slow
+ * `agent()` never eats the time the cell's own work gets afterwards. This is the only timer that ends a cell.
+ */
+export class CellWatchdog {
+  readonly timeoutSec: number;
+  private readonly controller = new AbortController();
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private pauseDepth = 0;
+  private isDisposed = false;
+
+  constructor(options: CellWatchdogOptions = {}) {
+    this.timeoutSec = clampTimeoutSec(options.timeoutSec, options.maxTimeoutSec);
+    this.arm();
+  }
+
+  /** Aborts (reason: a DOMException named `TimeoutError`) when the budget runs out. */
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  get isExpired(): boolean {
+    return this.controller.signal.aborted;
+  }
+
+  get isPaused(): boolean {
+    return this.pauseDepth > 0;
+  }
+
+  /**
+   * Stops the clock until the matching `resume()`. Returns a release function that calls `resume()` at
+   * most once, which is the safe way to pair them around an async call.
+   */
+  pause(): () => void {
+    if (this.isDisposed || this.isExpired) return () => {};
+    this.pauseDepth += 1;
+    this.disarm();
+    let isReleased = false;
+    return () => {
+      if (isReleased) return;
+      isReleased = true;
+      this.resume();
+    };
+  }
+
+  /** Ends one pause; the last one starts a fresh full window. Extra calls are ignored. */
+  resume(): void {
+    if (this.pauseDepth === 0) return;
+    this.pauseDepth -= 1;
+    if (this.pauseDepth === 0) this.arm();
+  }
+
+  /** Stops the watchdog for good; the signal never fires afterwards. */
+  dispose(): void {
+    this.isDisposed = true;
+    this.disarm();
+  }
+
+  private arm(): void {
+    if (this.isDisposed || this.isExpired || this.pauseDepth > 0) return;
+    this.disarm();
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      if (this.isDisposed) return;
+      this.controller.abort(new DOMException(describeTimeout(this.timeoutSec), "TimeoutError"));
+    }, this.timeoutSec * 1000);
+  }
+
+  private disarm(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+}

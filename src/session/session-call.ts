@@ -1,0 +1,270 @@
+// One call's lease on its session: holds the session's queue, picks or starts kernels, retries, crash loops.
+import type { CellLanguage } from "../contracts/cell-result.js";
+import { EvalkitError, isEvalkitError } from "../errors.js";
+import type { Kernel } from "../kernel/kernel.js";
+import type { HostBridge } from "./bridge-handlers.js";
+import { runCell } from "./cell-runner.js";
+import type { ConcurrencyLimiter } from "./concurrency-limiter.js";
+import { clampTimeoutSec } from "./idle-timeout.js";
+import type { KernelPool, PoolEntry } from "./kernel-pool.js";
+import type { KernelMode, KernelSpec, SessionCellOutcome, SessionCellRequest } from "./session-types.js";
+import { sessionCellRequestSchema, validateInput } from "./session-validation.js";
+
+/** What a call borrows from its manager. */
+export interface SessionCallContext {
+  mode: KernelMode;
+  sessionId: string;
+  /** Real path. */
+  cwd: string;
+  /** Identity of the session's queue (session id + cwd). */
+  group: string;
+  pool: KernelPool;
+  /** The FIFO queue of this session (session id + cwd); a call holds it from its first cell to `close()`. */
+  queue: ConcurrencyLimiter;
+  /** Called once when the call closes (the manager drops unused queues). */
+  onClose: () => void;
+  bridge: HostBridge;
+  disposeSignal: AbortSignal;
+  callSignal: AbortSignal | undefined;
+  onInputRequest: ((prompt: string, password: boolean) => Promise<string>) | undefined;
+  defaultTimeoutSec: number;
+  maxTimeoutSec: number;
+  interruptGraceMs: number;
+  crashLoopThreshold: number;
+  describeSpec: (language: CellLanguage) => Promise<KernelSpec>;
+  createKernel: (spec: KernelSpec) => Kernel;
+  /** Per-call kernels register here so `dispose()` can reach them. */
+  trackOwnKernel: (kernel: Kernel) => () => void;
+}
+
+interface Lease {
+  kernel: Kernel;
+  entry: PoolEntry | undefined;
+}
+
+/**
+ * A sequence of cells run back to back. In session mode no other call on the same session runs between
+ * them; in per-call mode its kernels are created on first use and shut down by `close()`.
+ * Always `close()` a call (in `finally`), or the session's queue stays blocked.
+ */
+export class SessionCall {
+  private releaseQueue: (() => void) | undefined;
+  private readonly entries = new Map<CellLanguage, PoolEntry>();
+  private readonly ownKernels = new Map<CellLanguage, { kernel: Kernel; untrack: () => void }>();
+  private readonly failures = new Map<CellLanguage, number>();
+  private tail: Promise<unknown> = Promise.resolve();
+  private isClosed = false;
+
+  constructor(private readonly context: SessionCallContext) {}
+
+  /** Runs one cell; cells of one call run in the order `run` was called. */
+  run(request: SessionCellRequest): Promise<SessionCellOutcome> {
+    try {
+      validateInput(sessionCellRequestSchema, request, "cell");
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    if (this.isClosed) return Promise.reject(new EvalkitError("KERNEL_CLOSED", "this session call is closed"));
+    const result = this.tail.then(() => this.runNow(request));
+    this.tail = result.catch(() => undefined);
+    return result;
+  }
+
+  /** Ends the call: frees the session's queue, shuts per-call kernels down. Safe to call twice. */
+  async close(): Promise<void> {
+    if (this.isClosed) return;
+    this.isClosed = true;
+    await this.tail;
+    this.releaseQueue?.();
+    this.releaseQueue = undefined;
+    this.context.onClose();
+    for (const entry of this.entries.values()) this.context.pool.checkin(entry);
+    this.entries.clear();
+    const own = [...this.ownKernels.values()];
+    this.ownKernels.clear();
+    await Promise.allSettled(own.map(({ kernel, untrack }) => kernel.shutdown().finally(untrack)));
+  }
+
+  private async runNow(request: SessionCellRequest): Promise<SessionCellOutcome> {
+    const { context } = this;
+    if (context.disposeSignal.aborted) throw new EvalkitError("DISPOSED", "the session manager was disposed");
+    const language = request.language ?? "py";
+    const signals = [context.callSignal, request.signal].filter((s): s is AbortSignal => s !== undefined);
+    const timeoutSec = clampTimeoutSec(request.timeoutSec, context.maxTimeoutSec, context.defaultTimeoutSec);
+
+    if (context.mode === "session" && !this.releaseQueue) {
+      const waitSignal = AbortSignal.any([...signals, context.disposeSignal]);
+      try {
+        this.releaseQueue = await context.queue.acquire(waitSignal);
+      } catch {
+        if (context.disposeSignal.aborted) throw new EvalkitError("DISPOSED", "the session manager was disposed");
+        return cancelledWhileQueued();
+      }
+    }
+
+    const notices: string[] = [];
+    let shouldReset = request.reset === true;
+    for (;;) {
+      const lease = await this.acquireKernel(language, shouldReset, notices);
+      shouldReset = false;
+      const run = await runCell({
+        kernel: lease.kernel,
+        code: request.code,
+        timeoutSec,
+        maxTimeoutSec: context.maxTimeoutSec,
+        interruptGraceMs: context.interruptGraceMs,
+        callerSignals: signals,
+        disposeSignal: context.disposeSignal,
+        onOutput: request.onOutput,
+        bridge: context.bridge,
+        onInputRequest: context.onInputRequest,
+        killKernel: () => lease.kernel.shutdown(),
+      });
+      if (run.kind === "not-started") {
+        // Nothing of the cell ran, so running it on a fresh kernel cannot repeat a side effect.
+        this.loseKernel(language, lease, "previous kernel was gone before the cell started");
+        this.countFailure(language, run.error);
+        notices.push("kernel was gone before the cell started; the cell ran on a fresh kernel");
+        continue;
+      }
+      this.failures.set(language, 0);
+      const { outcome } = run;
+      if (run.isKernelLost) {
+        const reason =
+          outcome.status === "killed"
+            ? "previous kernel was killed after it ignored an interrupt"
+            : `previous kernel died during a cell`;
+        this.loseKernel(language, lease, reason);
+      }
+      outcome.notices = [...notices, ...outcome.notices];
+      return outcome;
+    }
+  }
+
+  /** The kernel for `language`, started (with crash-loop protection) when there is none. */
+  private async acquireKernel(language: CellLanguage, shouldReset: boolean, notices: string[]): Promise<Lease> {
+    const { context } = this;
+    if (context.mode === "per-call") {
+      const own = this.ownKernels.get(language);
+      if (own && own.kernel.isAlive && !shouldReset) return { kernel: own.kernel, entry: undefined };
+      if (own) {
+        this.ownKernels.delete(language);
+        await own.kernel.shutdown().catch(() => undefined);
+        own.untrack();
+        if (shouldReset) notices.push("kernel reset: a fresh kernel was started");
+      }
+      const kernel = await this.startKernel(language, await context.describeSpec(language));
+      this.ownKernels.set(language, { kernel, untrack: context.trackOwnKernel(kernel) });
+      return { kernel, entry: undefined };
+    }
+
+    let entry = this.entries.get(language);
+    const spec = await context.describeSpec(language);
+    if (!entry) {
+      entry = context.pool.checkout(makeKernelKey(context.sessionId, context.cwd, spec), context.group, spec);
+      entry.spec = spec;
+      this.entries.set(language, entry);
+    }
+    if (shouldReset) {
+      await context.pool.discard(entry);
+      notices.push(
+        `kernel reset: a fresh kernel was started; every call on session "${context.sessionId}" in this ` +
+          "directory shares it, so their earlier state is gone too",
+      );
+    }
+    if (entry.kernel && !entry.kernel.isAlive) {
+      context.pool.markLost(entry, "previous kernel exited");
+    }
+    if (!entry.kernel) {
+      if (entry.restartNotice) notices.push(entry.restartNotice);
+      entry.restartNotice = undefined;
+      context.pool.makeRoomFor(entry);
+      const kernel = await this.startKernel(language, entry.spec);
+      context.pool.install(entry, kernel);
+    }
+    return { kernel: entry.kernel as Kernel, entry };
+  }
+
+  /** Starts a kernel; consecutive failures within this call end in KERNEL_CRASH_LOOP instead of a loop. */
+  private async startKernel(language: CellLanguage, spec: KernelSpec): Promise<Kernel> {
+    for (;;) {
+      if (this.context.disposeSignal.aborted) {
+        throw new EvalkitError("DISPOSED", "the session manager was disposed");
+      }
+      const kernel = this.context.createKernel(spec);
+      const untrack = this.context.trackOwnKernel(kernel);
+      try {
+        await kernel.start();
+        return kernel;
+      } catch (err) {
+        await kernel.shutdown().catch(() => undefined);
+        if (this.context.disposeSignal.aborted) {
+          throw new EvalkitError("DISPOSED", "the session manager was disposed", {}, err);
+        }
+        if (!isKernelFailure(err)) throw err;
+        this.countFailure(language, err);
+      } finally {
+        untrack();
+      }
+    }
+  }
+
+  private countFailure(language: CellLanguage, err: unknown): void {
+    const count = (this.failures.get(language) ?? 0) + 1;
+    this.failures.set(language, count);
+    if (count < this.context.crashLoopThreshold) return;
+    const last = err instanceof Error ? err.message : String(err);
+    const details = isEvalkitError(err) ? err.details : {};
+    throw new EvalkitError(
+      "KERNEL_CRASH_LOOP",
+      `the ${language} kernel failed ${count} times in a row within one call; giving up (last failure: ${last})`,
+      { ...details, language, failures: count },
+      err,
+    );
+  }
+
+  private loseKernel(language: CellLanguage, lease: Lease, reason: string): void {
+    if (lease.entry) {
+      if (lease.entry.kernel === lease.kernel) this.context.pool.markLost(lease.entry, reason);
+      return;
+    }
+    const own = this.ownKernels.get(language);
+    if (own?.kernel === lease.kernel) {
+      this.ownKernels.delete(language);
+      void lease.kernel
+        .shutdown()
+        .catch(() => undefined)
+        .finally(own.untrack);
+    }
+  }
+}
+
+/** Kernels are shared by session id + real cwd + interpreter + language. */
+export function makeKernelKey(sessionId: string, cwd: string, spec: KernelSpec): string {
+  return JSON.stringify([sessionId, cwd, spec.interpreter ?? "", spec.language]);
+}
+
+/** The queue identity: calls on one session id in one directory never interleave. */
+export function makeGroupKey(sessionId: string, cwd: string): string {
+  return JSON.stringify([sessionId, cwd]);
+}
+
+/** Start failures worth a retry: the process started and died, or never handshook. */
+function isKernelFailure(err: unknown): boolean {
+  return (
+    isEvalkitError(err, "KERNEL_START_FAILED") ||
+    isEvalkitError(err, "KERNEL_DIED") ||
+    isEvalkitError(err, "KERNEL_CLOSED") ||
+    isEvalkitError(err, "PROTOCOL_ERROR")
+  );
+}
+
+function cancelledWhileQueued(): SessionCellOutcome {
+  return {
+    status: "cancelled",
+    executionCount: null,
+    outputs: [],
+    durationMs: 0,
+    notices: ["eval cell cancelled while waiting for another call on this session to finish"],
+  };
+}

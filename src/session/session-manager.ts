@@ -1,0 +1,210 @@
+// SessionManager: owns every kernel; decides which kernel serves a call (retained or per-call) and disposes them.
+import { realpathSync, statSync } from "node:fs";
+import type { CellLanguage } from "../contracts/cell-result.js";
+import { EvalkitError } from "../errors.js";
+import type { Kernel } from "../kernel/kernel.js";
+import { HostBridge } from "./bridge-handlers.js";
+import { ConcurrencyLimiter } from "./concurrency-limiter.js";
+import { buildPlainEnv, createDefaultKernel, createDefaultResolver } from "./default-kernels.js";
+import { DEFAULT_MAX_TIMEOUT_SEC, DEFAULT_TIMEOUT_SEC } from "./idle-timeout.js";
+import { KernelPool } from "./kernel-pool.js";
+import { makeGroupKey, SessionCall } from "./session-call.js";
+import type {
+  InterpreterResolver,
+  KernelFactory,
+  KernelMode,
+  KernelSpec,
+  SessionCallRequest,
+  SessionCellOutcome,
+  SessionManagerOptions,
+  SessionRunRequest,
+} from "./session-types.js";
+import { sessionCallRequestSchema, sessionManagerOptionsSchema, validateInput } from "./session-validation.js";
+
+export const DEFAULT_IDLE_EVICT_MS = 5 * 60_000;
+export const DEFAULT_MAX_KERNELS = 4;
+export const DEFAULT_HEARTBEAT_MS = 30_000;
+export const DEFAULT_INTERRUPT_GRACE_MS = 5000;
+export const DEFAULT_CRASH_LOOP_THRESHOLD = 2;
+
+/** A retained kernel as `list()` shows it. */
+export interface RetainedKernelInfo {
+  sessionId: string;
+  cwd: string;
+  language: CellLanguage;
+  interpreter: string | undefined;
+  isBusy: boolean;
+  lastUsedAt: number;
+}
+
+/**
+ * Owns every kernel. Mode `session` (default) retains kernels per session id + real cwd + interpreter +
+ * language and serialises calls per session; mode `per-call` gives every call fresh kernels.
+ * See docs/sessions.md and docs/timeouts.md.
+ */
+export class SessionManager {
+  readonly mode: KernelMode;
+  private readonly pool: KernelPool;
+  private readonly queues = new Map<string, { queue: ConcurrencyLimiter; openCalls: number }>();
+  private readonly ownKernels = new Set<Kernel>();
+  private readonly disposeController = new AbortController();
+  private readonly bridge: HostBridge;
+  private readonly createKernel: KernelFactory;
+  private readonly resolveInterpreter: InterpreterResolver;
+  private readonly extraEnv: Record<string, string>;
+  private readonly launcher: string[] | undefined;
+  private readonly interruptGraceMs: number;
+  private readonly defaultTimeoutSec: number;
+  private readonly maxTimeoutSec: number;
+  private readonly crashLoopThreshold: number;
+  private disposing: Promise<void> | undefined;
+
+  constructor(options: SessionManagerOptions = {}) {
+    validateInput(sessionManagerOptionsSchema, options, "session manager options");
+    this.mode = options.mode ?? "session";
+    this.extraEnv = { ...(options.env ?? {}) };
+    this.launcher = options.launcher;
+    this.createKernel = options.createKernel ?? createDefaultKernel;
+    this.resolveInterpreter = options.resolveInterpreter ?? createDefaultResolver(options.python, this.extraEnv);
+    this.interruptGraceMs = options.interruptGraceMs ?? DEFAULT_INTERRUPT_GRACE_MS;
+    this.defaultTimeoutSec = options.defaultTimeoutSec ?? DEFAULT_TIMEOUT_SEC;
+    this.maxTimeoutSec = options.maxTimeoutSec ?? DEFAULT_MAX_TIMEOUT_SEC;
+    this.crashLoopThreshold = options.crashLoopThreshold ?? DEFAULT_CRASH_LOOP_THRESHOLD;
+    this.bridge = new HostBridge(options.bridge);
+    this.pool = new KernelPool({
+      maxKernels: options.maxKernels ?? DEFAULT_MAX_KERNELS,
+      idleEvictMs: options.idleEvictMs ?? DEFAULT_IDLE_EVICT_MS,
+      heartbeatMs: options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
+      isGroupBusy: (group) => {
+        const slot = this.queues.get(group);
+        return slot !== undefined && (slot.openCalls > 0 || slot.queue.inFlight > 0);
+      },
+    });
+  }
+
+  /** Aborts when `dispose()` starts. */
+  get signal(): AbortSignal {
+    return this.disposeController.signal;
+  }
+
+  get isDisposed(): boolean {
+    return this.disposeController.signal.aborted;
+  }
+
+  /** Live retained kernels (session mode). */
+  get kernelCount(): number {
+    return this.pool.liveCount;
+  }
+
+  /** The retained kernels, most recently used first. */
+  list(): RetainedKernelInfo[] {
+    return this.pool.list().map((entry) => ({
+      sessionId: entry.spec.sessionId,
+      cwd: entry.spec.cwd,
+      language: entry.spec.language,
+      interpreter: entry.spec.interpreter,
+      isBusy: entry.useCount > 0,
+      lastUsedAt: entry.lastUsedAt,
+    }));
+  }
+
+  /**
+   * Opens a call: cells run back to back on the session's kernels, and no other call on the same session
+   * (id + cwd) runs until `close()`. Always close it in `finally`.
+   */
+  openCall(request: SessionCallRequest = {}): SessionCall {
+    validateInput(sessionCallRequestSchema, request, "session call");
+    if (this.isDisposed) throw new EvalkitError("DISPOSED", "the session manager was disposed");
+    const sessionId = request.sessionId ?? "default";
+    const cwd = normaliseCwd(request.cwd ?? process.cwd());
+    const group = makeGroupKey(sessionId, cwd);
+    let slot = this.queues.get(group);
+    if (!slot) {
+      slot = { queue: new ConcurrencyLimiter(1), openCalls: 0 };
+      this.queues.set(group, slot);
+    }
+    slot.openCalls += 1;
+    const queueSlot = slot;
+    const call = new SessionCall({
+      mode: this.mode,
+      sessionId,
+      cwd,
+      group,
+      pool: this.pool,
+      queue: queueSlot.queue,
+      onClose: () => {
+        queueSlot.openCalls -= 1;
+        if (queueSlot.openCalls === 0 && this.queues.get(group) === queueSlot) this.queues.delete(group);
+      },
+      bridge: request.bridge ? new HostBridge(request.bridge) : this.bridge,
+      disposeSignal: this.disposeController.signal,
+      callSignal: request.signal,
+      onInputRequest: request.onInputRequest,
+      defaultTimeoutSec: this.defaultTimeoutSec,
+      maxTimeoutSec: this.maxTimeoutSec,
+      interruptGraceMs: this.interruptGraceMs,
+      crashLoopThreshold: this.crashLoopThreshold,
+      describeSpec: (language) => this.describeSpec(language, sessionId, cwd),
+      createKernel: this.createKernel,
+      trackOwnKernel: (kernel) => {
+        this.ownKernels.add(kernel);
+        return () => this.ownKernels.delete(kernel);
+      },
+    });
+    return call;
+  }
+
+  /** Runs a single cell as one call. */
+  async run(request: SessionRunRequest): Promise<SessionCellOutcome> {
+    const call = this.openCall(pickCallFields(request));
+    try {
+      return await call.run(request);
+    } finally {
+      await call.close();
+    }
+  }
+
+  /**
+   * Cancels every running cell, shuts every kernel down (exit → SIGTERM → SIGKILL to each process group)
+   * and resolves once they are gone. Later calls fail with DISPOSED.
+   */
+  dispose(): Promise<void> {
+    this.disposing ??= (async () => {
+      this.disposeController.abort(new EvalkitError("DISPOSED", "the session manager was disposed"));
+      const own = [...this.ownKernels];
+      this.ownKernels.clear();
+      await Promise.allSettled([this.pool.dispose(), ...own.map((kernel) => kernel.shutdown())]);
+    })();
+    return this.disposing;
+  }
+
+  private async describeSpec(language: CellLanguage, sessionId: string, cwd: string): Promise<KernelSpec> {
+    const base = { language, cwd, sessionId, launcher: this.launcher, interruptGraceMs: this.interruptGraceMs };
+    if (language === "js") return { ...base, interpreter: undefined, env: buildPlainEnv(this.extraEnv) };
+    const resolved = await this.resolveInterpreter(cwd);
+    return { ...base, interpreter: resolved.executable, env: resolved.env };
+  }
+}
+
+/** Real path of an existing directory, or CWD_INVALID. */
+export function normaliseCwd(cwd: string): string {
+  let real: string;
+  try {
+    real = realpathSync(cwd);
+  } catch (err) {
+    throw new EvalkitError("CWD_INVALID", `working directory does not exist: ${cwd}`, { cwd }, err);
+  }
+  if (!statSync(real).isDirectory()) {
+    throw new EvalkitError("CWD_INVALID", `working directory is not a directory: ${cwd}`, { cwd });
+  }
+  return real;
+}
+
+function pickCallFields(request: SessionRunRequest): SessionCallRequest {
+  const call: SessionCallRequest = {};
+  if (request.sessionId !== undefined) call.sessionId = request.sessionId;
+  if (request.cwd !== undefined) call.cwd = request.cwd;
+  if (request.bridge !== undefined) call.bridge = request.bridge;
+  if (request.onInputRequest !== undefined) call.onInputRequest = request.onInputRequest;
+  return call;
+}

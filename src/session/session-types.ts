@@ -1,0 +1,114 @@
+// Public shapes of the session layer: manager options, call and cell requests, and a cell's outcome.
+import type { CellLanguage } from "../contracts/cell-result.js";
+import type { CellErrorInfo, KernelOutput } from "../contracts/outputs.js";
+import type { Kernel, KernelExit } from "../kernel/kernel.js";
+import type { HostBridgeHandlers } from "./bridge-handlers.js";
+
+/** `session`: kernels retained per key; `per-call`: a fresh kernel per call, shut down after it. */
+export type KernelMode = "session" | "per-call";
+
+/** How one cell ended, as the session layer saw it (the tool adds text, truncation and `skipped`). */
+export type SessionCellStatus = "ok" | "error" | "timeout" | "cancelled" | "killed" | "died";
+
+/** Everything a kernel factory needs to build one kernel. */
+export interface KernelSpec {
+  language: CellLanguage;
+  /** Real path of the working directory the kernel starts in. */
+  cwd: string;
+  sessionId: string;
+  /** Interpreter executable for Python kernels (`undefined` for JS). */
+  interpreter: string | undefined;
+  /** The child's complete environment (already filtered). */
+  env: Record<string, string>;
+  /** Command prefix the interpreter runs through (`docker exec -i box`...). */
+  launcher: string[] | undefined;
+  /** How long an interrupted cell may take to end before the kernel is killed. */
+  interruptGraceMs: number;
+}
+
+/** Builds a kernel; the manager calls `start()` on it. */
+export type KernelFactory = (spec: KernelSpec) => Kernel;
+
+/** Which interpreter serves a working directory, and the environment its child gets. */
+export interface ResolvedInterpreter {
+  executable: string;
+  env: Record<string, string>;
+}
+
+/** Picks the interpreter (and child environment) for a working directory. */
+export type InterpreterResolver = (cwd: string) => Promise<ResolvedInterpreter>;
+
+export interface SessionManagerOptions {
+  /** Default `session`. */
+  mode?: KernelMode;
+  /** Builds kernels; defaults to PythonKernel / JsKernel. */
+  createKernel?: KernelFactory;
+  /** Explicit Python interpreter (skips the search; the default resolver still builds the environment). */
+  python?: string;
+  /** Picks the Python interpreter per cwd; defaults to the runtime's resolution (venvs, PATH...). */
+  resolveInterpreter?: InterpreterResolver;
+  /** Extra environment entries every kernel gets (on top of the filtered parent environment). */
+  env?: Record<string, string>;
+  /** Command prefix for Python kernels. */
+  launcher?: string[];
+  /** Idle retained kernels are shut down after this long (default 5 minutes). */
+  idleEvictMs?: number;
+  /** At most this many retained kernels (default 4); least recently used idle ones go first. */
+  maxKernels?: number;
+  /** How often idle kernels are checked for a silent death (default 30 s). */
+  heartbeatMs?: number;
+  /** Grace between an interrupt and killing the kernel (default 5000 ms). */
+  interruptGraceMs?: number;
+  /** Default per-cell timeout in seconds (default 30). */
+  defaultTimeoutSec?: number;
+  /** Ceiling for per-cell timeouts in seconds (default 3600). */
+  maxTimeoutSec?: number;
+  /** Consecutive failed kernel starts within one call before KERNEL_CRASH_LOOP (default 2). */
+  crashLoopThreshold?: number;
+  /** Handlers for calls from cells into the host (`agent()`, `completion()`, `tool.x()`). */
+  bridge?: HostBridgeHandlers;
+}
+
+/** Opens a call: a sequence of cells that run back to back without other calls interleaving. */
+export interface SessionCallRequest {
+  /** Session id; calls with the same id, cwd and interpreter share kernels. Default `"default"`. */
+  sessionId?: string;
+  /** Working directory (must exist). Default `process.cwd()`. */
+  cwd?: string;
+  /** Aborting cancels whatever cell is running or waiting. */
+  signal?: AbortSignal;
+  /** Overrides the manager's bridge handlers for this call. */
+  bridge?: HostBridgeHandlers;
+  /** Answers `input()`; without it `input()` fails at once in the cell. */
+  onInputRequest?: (prompt: string, password: boolean) => Promise<string>;
+}
+
+/** One cell of a call. */
+export interface SessionCellRequest {
+  language?: CellLanguage;
+  code: string;
+  /** Seconds; clamped to 1..maxTimeoutSec; default from the manager (30). */
+  timeoutSec?: number;
+  /** Replace this language's kernel for the key with a fresh one before the cell runs. */
+  reset?: boolean;
+  /** Aborting cancels this cell only. */
+  signal?: AbortSignal;
+  /** Each output as it arrives, in order. */
+  onOutput?: (output: KernelOutput) => void;
+}
+
+/** A one-cell call, for `SessionManager.run`. */
+export interface SessionRunRequest extends SessionCallRequest, SessionCellRequest {}
+
+/** How a cell ended. */
+export interface SessionCellOutcome {
+  status: SessionCellStatus;
+  executionCount: number | null;
+  outputs: KernelOutput[];
+  error?: CellErrorInfo;
+  durationMs: number;
+  /** Human-readable facts about the kernel: timed out, killed, restarted, state lost. */
+  notices: string[];
+  /** Set when the kernel process ended during the cell. */
+  exit?: KernelExit;
+}

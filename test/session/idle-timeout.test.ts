@@ -1,0 +1,123 @@
+// Unit tests of the cell watchdog with fake timers: clamping, ref-counted pause/resume, fresh windows, dispose.
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { CellWatchdog, clampTimeoutSec, isTimeoutReason } from "../../src/session/idle-timeout.js";
+
+describe("clampTimeoutSec", () => {
+  it("defaults to 30 seconds when no timeout is given", () => {
+    expect(clampTimeoutSec(undefined)).toBe(30);
+    expect(clampTimeoutSec(Number.NaN)).toBe(30);
+  });
+
+  it("raises values below one second to one second", () => {
+    expect(clampTimeoutSec(0)).toBe(1);
+    expect(clampTimeoutSec(-5)).toBe(1);
+    expect(clampTimeoutSec(0.2)).toBe(1);
+  });
+
+  it("caps values at the maximum, 3600 by default", () => {
+    expect(clampTimeoutSec(10_000)).toBe(3600);
+    expect(clampTimeoutSec(Number.POSITIVE_INFINITY)).toBe(30);
+    expect(clampTimeoutSec(120, 60)).toBe(60);
+  });
+
+  it("keeps values inside the range as they are", () => {
+    expect(clampTimeoutSec(1)).toBe(1);
+    expect(clampTimeoutSec(2.5)).toBe(2.5);
+    expect(clampTimeoutSec(3600)).toBe(3600);
+  });
+
+  it("clamps the default itself when the maximum is below it", () => {
+    expect(clampTimeoutSec(undefined, 10)).toBe(10);
+  });
+});
+
+describe("CellWatchdog", () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("aborts its signal with a TimeoutError when the budget runs out", () => {
+    const watchdog = new CellWatchdog({ timeoutSec: 2 });
+    vi.advanceTimersByTime(1999);
+    expect(watchdog.signal.aborted).toBe(false);
+    vi.advanceTimersByTime(1);
+    expect(watchdog.signal.aborted).toBe(true);
+    expect(isTimeoutReason(watchdog.signal.reason)).toBe(true);
+    expect(String((watchdog.signal.reason as Error).message)).toBe("eval cell timed out after 2s");
+  });
+
+  it("applies the clamp to its own budget", () => {
+    const watchdog = new CellWatchdog({ timeoutSec: 9999, maxTimeoutSec: 5 });
+    expect(watchdog.timeoutSec).toBe(5);
+    vi.advanceTimersByTime(5000);
+    expect(watchdog.isExpired).toBe(true);
+  });
+
+  it("does not fire while paused, however long the pause lasts", () => {
+    const watchdog = new CellWatchdog({ timeoutSec: 1 });
+    watchdog.pause();
+    vi.advanceTimersByTime(60_000);
+    expect(watchdog.signal.aborted).toBe(false);
+    expect(watchdog.isPaused).toBe(true);
+  });
+
+  it("starts a fresh full window when the last pause ends", () => {
+    const watchdog = new CellWatchdog({ timeoutSec: 2 });
+    vi.advanceTimersByTime(1500);
+    watchdog.pause();
+    vi.advanceTimersByTime(10_000);
+    watchdog.resume();
+    vi.advanceTimersByTime(1999);
+    expect(watchdog.signal.aborted).toBe(false);
+    vi.advanceTimersByTime(1);
+    expect(watchdog.signal.aborted).toBe(true);
+  });
+
+  it("counts pauses so the clock only restarts after every overlapping pause has ended", () => {
+    const watchdog = new CellWatchdog({ timeoutSec: 1 });
+    const releaseA = watchdog.pause();
+    const releaseB = watchdog.pause();
+    releaseA();
+    vi.advanceTimersByTime(5000);
+    expect(watchdog.signal.aborted).toBe(false);
+    releaseB();
+    vi.advanceTimersByTime(999);
+    expect(watchdog.signal.aborted).toBe(false);
+    vi.advanceTimersByTime(1);
+    expect(watchdog.signal.aborted).toBe(true);
+  });
+
+  it("ignores a release function called twice and unmatched resumes", () => {
+    const watchdog = new CellWatchdog({ timeoutSec: 1 });
+    const releaseA = watchdog.pause();
+    watchdog.pause();
+    releaseA();
+    releaseA();
+    vi.advanceTimersByTime(5000);
+    expect(watchdog.signal.aborted).toBe(false);
+    watchdog.resume();
+    watchdog.resume();
+    expect(watchdog.isPaused).toBe(false);
+    vi.advanceTimersByTime(1000);
+    expect(watchdog.signal.aborted).toBe(true);
+  });
+
+  it("never fires after dispose, even when a pause ends later", () => {
+    const watchdog = new CellWatchdog({ timeoutSec: 1 });
+    const release = watchdog.pause();
+    watchdog.dispose();
+    release();
+    vi.advanceTimersByTime(10_000);
+    expect(watchdog.signal.aborted).toBe(false);
+
+    const other = new CellWatchdog({ timeoutSec: 1 });
+    vi.advanceTimersByTime(500);
+    other.dispose();
+    vi.advanceTimersByTime(10_000);
+    expect(other.signal.aborted).toBe(false);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+});
