@@ -7,6 +7,8 @@ interface DomNode {
   nodeName: string;
   childNodes: ArrayLike<DomNode>;
   textContent: string | null;
+  parentNode?: DomNode | null;
+  nextSibling?: DomNode | null;
   getAttribute?: (name: string) => string | null;
 }
 
@@ -54,7 +56,28 @@ function createService(): TurndownService {
     filter: "table",
     replacement: (_content, node) => `\n\n${renderTable(node as unknown as DomNode)}\n\n`,
   });
+  // turndown indents items by four columns ("-   item"); a marker and one space reads the same and costs less.
+  turndown.addRule("evalkitListItem", {
+    filter: "li",
+    replacement: (content, node) => renderListItem(content, node as unknown as DomNode),
+  });
   return turndown;
+}
+
+function renderListItem(content: string, node: DomNode): string {
+  const parent = node.parentNode;
+  let prefix = "- ";
+  if (parent?.nodeName === "OL") {
+    const items = Array.from(parent.childNodes).filter((c) => c.nodeName === "LI");
+    const start = Number.parseInt(parent.getAttribute?.("start") ?? "1", 10);
+    prefix = `${(Number.isFinite(start) ? start : 1) + items.indexOf(node)}. `;
+  }
+  const indent = " ".repeat(prefix.length);
+  const body = content
+    .replace(/^\n+/, "")
+    .replace(/\n+$/, "\n")
+    .replace(/\n(?=.)/g, `\n${indent}`);
+  return prefix + body + (node.nextSibling && !body.endsWith("\n") ? "\n" : "");
 }
 
 function collectRows(table: DomNode): GridRow[] {
