@@ -8,6 +8,8 @@ import struct
 import sys
 import threading
 
+from .threads import start_daemon
+
 CHUNK_CHARS = 32 * 1024  # bigger frames were measured much slower in the child
 FLUSH_DELAY = 0.004  # batch small writes for a few ms; never hold output longer
 ORPHAN_LIMIT = 1 << 20  # output written between cells, kept for the next cell
@@ -27,9 +29,7 @@ class StreamRouter(object):
         self._size = 0
         self._wake = threading.Event()
         self.sinks = []  # %%capture sinks, innermost last
-        thread = threading.Thread(target=self._flush_loop, name="evalkit-flush")
-        thread.daemon = True
-        thread.start()
+        start_daemon(self._flush_loop, "evalkit-flush")
 
     def write(self, name, text):
         if not text:
@@ -189,9 +189,7 @@ class FdCapture(object):
             os.dup2(write_fd, fd)
             pipe = _Pipe(read_fd, write_fd)
             self._pipes[fd] = pipe
-            thread = threading.Thread(target=self._drain, args=(name, pipe), name="evalkit-drain-" + name)
-            thread.daemon = True
-            thread.start()
+            start_daemon(self._drain, "evalkit-drain-" + name, name, pipe)
 
     def repair(self):
         """Re-point fd 1/2 at the pipes if a cell closed or replaced them."""

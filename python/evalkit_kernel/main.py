@@ -11,6 +11,7 @@ from . import PROTOCOL_VERSION, bridge, hooks, state, stdin_policy
 from .capture import FdCapture, StreamRouter, install_streams
 from .executor import Executor
 from .protocol import FrameReader, FrameWriter
+from .threads import start_daemon
 
 OPTIONAL_MODULES = ("display", "magics", "prelude")
 _EXIT = object()
@@ -62,9 +63,7 @@ def main(config=None):
         signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     requests = _Queue()
-    reader = threading.Thread(target=_read_loop, args=(FrameReader(proto_in), requests), name="evalkit-reader")
-    reader.daemon = True
-    reader.start()
+    start_daemon(_read_loop, "evalkit-reader", FrameReader(proto_in), requests)
     _start_parent_watchdog()
 
     state.writer.send(
@@ -257,9 +256,7 @@ def _start_parent_watchdog():
             if os.getppid() != parent:
                 _exit_now(0, graceful=False)
 
-    thread = threading.Thread(target=watch, name="evalkit-parent-watchdog")
-    thread.daemon = True
-    thread.start()
+    start_daemon(watch, "evalkit-parent-watchdog")
 
 
 def _keep_fatal_errors_visible():

@@ -247,6 +247,7 @@ export class PythonKernel implements Kernel {
     const child = this.child;
     if (!child) return undefined;
     this.shutdownRequested = true;
+    if (child.pid === undefined) return this.exitInfo; // spawn itself failed: there is no process
     if (this.exitInfo === undefined) {
       this.send({ type: "exit" });
       child.stdin?.end();

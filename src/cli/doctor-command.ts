@@ -1,0 +1,45 @@
+// Argument parsing for `evalkit doctor` and `evalkit setup python`; the reports themselves live in doctor.ts.
+
+import { parseArgs } from "node:util";
+import { EvalkitError } from "../errors.js";
+import { runDoctor } from "./doctor.js";
+import type { CliIo } from "./main.js";
+import { runSetupPython } from "./setup-python.js";
+
+function parse(argv: string[], allowPositionals: boolean) {
+  try {
+    return parseArgs({
+      args: argv,
+      allowPositionals,
+      options: {
+        python: { type: "string" },
+        cwd: { type: "string" },
+        json: { type: "boolean" },
+        check: { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
+    });
+  } catch (err) {
+    throw new EvalkitError("INVALID_INPUT", (err as Error).message);
+  }
+}
+
+/** `evalkit doctor [--python P] [--cwd D] [--json]` */
+export async function runDoctorCommand(argv: string[], io: CliIo): Promise<number> {
+  const { values } = parse(argv, false);
+  if (values.help) {
+    io.stdout("usage: evalkit doctor [--python PATH] [--cwd DIR] [--json]\n");
+    return 0;
+  }
+  return runDoctor({ python: values.python, cwd: values.cwd, json: values.json }, io, process.env);
+}
+
+/** `evalkit setup python [--check] [--python P] [--cwd D]` */
+export async function runSetupCommand(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parse(argv, true);
+  if (values.help || positionals[0] !== "python") {
+    io.stdout("usage: evalkit setup python [--check] [--python PATH] [--cwd DIR]\n");
+    return values.help ? 0 : 2;
+  }
+  return runSetupPython({ check: values.check, python: values.python, cwd: values.cwd }, io, process.env);
+}

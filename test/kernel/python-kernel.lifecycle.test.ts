@@ -1,0 +1,94 @@
+// Start-up, interrupts and shutdown of a real runner: state survives interrupts, nothing survives shutdown.
+
+import { describe, expect, it } from "vitest";
+import { isEvalkitError } from "../../src/errors.js";
+import { PythonKernel } from "../../src/kernel/python-kernel.js";
+import { findProcesses, isProcessAlive, waitFor } from "../helpers/processes.js";
+import { startKernel, TEST_PYTHON } from "../helpers/python.js";
+
+describe("PythonKernel lifecycle", () => {
+  it("announces the interpreter it runs after the handshake", async () => {
+    const kernel = await startKernel();
+    expect(kernel.info?.protocol).toBe(1);
+    expect(kernel.info?.pythonVersion).toMatch(/^3\.\d+\.\d+$/);
+    expect(kernel.info?.pid).toBe(kernel.pid);
+    expect(kernel.isAlive).toBe(true);
+  });
+
+  it("interrupts an awaiting cell with SIGINT and keeps earlier state", async () => {
+    const kernel = await startKernel();
+    await kernel.execute("kept = 'earlier state'");
+    const controller = new AbortController();
+    const running = kernel.execute("import asyncio\nawait asyncio.sleep(10)", { signal: controller.signal });
+    setTimeout(() => controller.abort(), 300);
+    const started = Date.now();
+    const outcome = await running;
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(outcome.cancelled).toBe(true);
+    expect(outcome.error?.ename).toBe("KeyboardInterrupt");
+    const after = await kernel.execute("kept");
+    expect(after.outputs).toEqual([{ type: "result", data: { "text/plain": "'earlier state'" } }]);
+  });
+
+  it("interrupts a busy loop", async () => {
+    const kernel = await startKernel();
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 200);
+    const outcome = await kernel.execute("while True:\n    pass", { signal: controller.signal });
+    expect(outcome.cancelled).toBe(true);
+    expect((await kernel.execute("1")).status).toBe("ok");
+  });
+
+  it("kills the kernel when the cell ignores the interrupt past the grace period", async () => {
+    const kernel = await startKernel({ interruptGraceMs: 500 });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 200);
+    const error = await kernel
+      .execute("import signal\nsignal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGINT])\nwhile True:\n    pass", {
+        signal: controller.signal,
+      })
+      .catch((err: unknown) => err);
+    expect(isEvalkitError(error, "KERNEL_DIED")).toBe(true);
+    expect(kernel.isAlive).toBe(false);
+  });
+
+  it("ignores a stray SIGINT between cells", async () => {
+    const kernel = await startKernel();
+    await kernel.execute("x = 1");
+    process.kill(kernel.pid!, "SIGINT");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(kernel.isAlive).toBe(true);
+    expect((await kernel.execute("x")).outputs).toEqual([{ type: "result", data: { "text/plain": "1" } }]);
+  });
+
+  it("shuts down without leaving the runner or a child it started", async () => {
+    const kernel = await startKernel();
+    await kernel.execute("import subprocess\nchild = subprocess.Popen(['sleep', '313'])");
+    const pid = kernel.pid!;
+    expect(findProcesses("sleep", "313").length).toBe(1);
+    const exit = await kernel.shutdown();
+    expect(exit?.requested).toBe(true);
+    expect(await waitFor(() => !isProcessAlive(pid) && findProcesses("sleep", "313").length === 0)).toBe(true);
+  });
+
+  it("exits by itself when its stdin closes, taking its children along", async () => {
+    const kernel = await startKernel();
+    await kernel.execute("import subprocess\nchild = subprocess.Popen(['sleep', '314'])");
+    const pid = kernel.pid!;
+    // Simulate the host vanishing: close the protocol pipe without any exit request.
+    (kernel as unknown as { child: { stdin: { end(): void } } }).child.stdin.end();
+    expect(await waitFor(() => !isProcessAlive(pid) && findProcesses("sleep", "314").length === 0)).toBe(true);
+  });
+
+  it("reports a missing interpreter as PYTHON_NOT_FOUND", async () => {
+    const kernel = new PythonKernel({ python: "/nonexistent/python3" });
+    const error = await kernel.start().catch((err: unknown) => err);
+    expect(isEvalkitError(error, "PYTHON_NOT_FOUND")).toBe(true);
+  });
+
+  it("reports an interpreter that exits at start-up with its stderr", async () => {
+    const kernel = new PythonKernel({ python: TEST_PYTHON, args: ["-c", "import sys; sys.stderr.write('boom at start\\n'); sys.exit(3)", "--"] });
+    const error = await kernel.start().catch((err: unknown) => err);
+    expect(isEvalkitError(error, "KERNEL_START_FAILED")).toBe(true);
+  });
+});
