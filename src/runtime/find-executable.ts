@@ -87,5 +87,5 @@ export function findInterpreterInPrefix(prefix: string, platform: RuntimePlatfor
 
 /** The directory a venv's executables live in, prepended to the child's PATH. */
 export function binDirOfPrefix(prefix: string, platform: RuntimePlatform = process.platform): string {
-  return platform === "win32" ? path.join(prefix, "Scripts") : path.join(prefix, "bin");
+  return platform === "win32" ? path.win32.join(prefix, "Scripts") : path.posix.join(prefix, "bin");
 }

@@ -1,0 +1,141 @@
+// `evalkit setup python`: create the managed venv ($EVALKIT_HOME/python-env) from the best interpreter found.
+import { spawn } from "node:child_process";
+import { mkdirSync } from "node:fs";
+import { isEvalkitError } from "../errors.js";
+import { filterEnv } from "../runtime/env-filter.js";
+import { binDirOfPrefix, findInterpreterInPrefix, isDirectory } from "../runtime/find-executable.js";
+import { managedVenvPath, resolveEvalkitHome } from "../runtime/python-candidates.js";
+import type { ResolvedPython } from "../runtime/python-types.js";
+import { resolvePython } from "../runtime/resolve-python.js";
+import { type CommandIo, runDoctor } from "./doctor.js";
+
+/** Arguments of `evalkit setup python`. */
+export interface SetupPythonArgs {
+  /** Only report (the same report as `evalkit doctor`); create nothing. */
+  check?: boolean;
+  /** Base interpreter for the venv; default: the best interpreter the search finds (the managed venv excluded). */
+  python?: string;
+  cwd?: string;
+  /** Recreate the venv even when a working one exists (`venv --clear`). */
+  force?: boolean;
+  /** Create the venv without pip (faster; for interpreters without ensurepip). */
+  withoutPip?: boolean;
+  json?: boolean;
+}
+
+const VENV_TIMEOUT_MS = 10 * 60 * 1000;
+
+function runVenv(python: string, args: string[], env: Record<string, string>, cwd: string) {
+  return new Promise<{ code: number | null; output: string }>((resolve) => {
+    const child = spawn(python, ["-m", "venv", ...args], {
+      cwd,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+      windowsHide: true,
+    });
+    let output = "";
+    const collect = (chunk: Buffer) => {
+      output = (output + chunk.toString("utf8")).slice(-8192);
+    };
+    child.stdout.on("data", collect);
+    child.stderr.on("data", collect);
+    const timer = setTimeout(() => child.kill("SIGKILL"), VENV_TIMEOUT_MS);
+    child.on("error", (err) => {
+      clearTimeout(timer);
+      resolve({ code: -1, output: `${output}${err.message}` });
+    });
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
+}
+
+async function findWorkingVenv(venv: string, env: NodeJS.ProcessEnv, cwd: string | undefined) {
+  const interpreter = findInterpreterInPrefix(venv);
+  if (interpreter === undefined) return undefined;
+  try {
+    return await resolvePython({ python: interpreter, env, ...(cwd ? { cwd } : {}), skipCheck: false });
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Runs `evalkit setup python`: creates `$EVALKIT_HOME/python-env` with `<interpreter> -m venv`, or with `check`
+ * prints the doctor report. Returns the exit code: 0 on success, 1 on failure.
+ */
+export async function runSetupPython(
+  args: SetupPythonArgs,
+  io: CommandIo,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
+  if (args.check) {
+    return runDoctor(
+      {
+        ...(args.python ? { python: args.python } : {}),
+        ...(args.cwd ? { cwd: args.cwd } : {}),
+        json: args.json ?? false,
+      },
+      io,
+      env,
+    );
+  }
+  const target = managedVenvPath(resolveEvalkitHome(env));
+  const cwd = args.cwd ?? process.cwd();
+  if (!args.force && isDirectory(target)) {
+    const existing = await findWorkingVenv(target, env, args.cwd);
+    if (existing) {
+      io.stdout(
+        `The managed venv already exists at ${target} (Python ${existing.version}); use --force to recreate it.\n`,
+      );
+      return 0;
+    }
+  }
+  let base: ResolvedPython;
+  try {
+    base = await resolvePython({
+      env,
+      cwd,
+      skipCheck: false,
+      excludeSources: ["managed-venv"],
+      ...(args.python ? { python: args.python } : {}),
+    });
+  } catch (err) {
+    if (!isEvalkitError(err)) throw err;
+    io.stderr(`evalkit setup python: ${err.message}\n`);
+    return 1;
+  }
+  mkdirSync(resolveEvalkitHome(env), { recursive: true });
+  io.stdout(`Creating ${target} with ${base.executable} (Python ${base.version})...\n`);
+  const childEnv = filterEnv(env);
+  const flags = [...(args.force ? ["--clear"] : []), ...(args.withoutPip ? ["--without-pip"] : [])];
+  let result = await runVenv(base.executable, [...flags, target], childEnv, cwd);
+  let pipMissing = args.withoutPip ?? false;
+  if (result.code !== 0 && !args.withoutPip && /ensurepip/.test(result.output)) {
+    // Debian's python3 without python3-venv has no ensurepip: a venv without pip still runs evalkit.
+    io.stderr("ensurepip is not available for this interpreter; creating the venv without pip.\n");
+    pipMissing = true;
+    result = await runVenv(base.executable, ["--clear", "--without-pip", target], childEnv, cwd);
+  }
+  if (result.code !== 0) {
+    io.stderr(
+      `evalkit setup python: \`${base.executable} -m venv ${target}\` failed (exit ${result.code}):\n${result.output}\n`,
+    );
+    return 1;
+  }
+  const created = await findWorkingVenv(target, env, args.cwd);
+  if (!created) {
+    io.stderr(`evalkit setup python: ${target} was created but its interpreter does not run.\n`);
+    return 1;
+  }
+  const bin = binDirOfPrefix(target);
+  io.stdout(`Created the managed venv at ${target} (Python ${created.version}).\n`);
+  io.stdout("evalkit uses it when no VIRTUAL_ENV, CONDA_PREFIX or ./.venv / ./venv takes precedence.\n");
+  if (pipMissing)
+    io.stdout(
+      `It has no pip; install packages into it with another pip's --target, or recreate it with pip.\n`,
+    );
+  else io.stdout(`Install packages into it with: ${bin}/python -m pip install <package>\n`);
+  return 0;
+}

@@ -1,0 +1,170 @@
+// The kernel environment: allowlist, secret denylist, forced Python variables, embedder extras, secret collection.
+import { describe, expect, it } from "vitest";
+import { collectSecretValues, filterEnv, isSecretName } from "../../src/runtime/env-filter.js";
+
+const parent = {
+  PATH: "/usr/bin:/bin",
+  HOME: "/home/ada",
+  LANG: "en_US.UTF-8",
+  LC_ALL: "en_US.UTF-8",
+  XDG_CACHE_HOME: "/home/ada/.cache",
+  https_proxy: "http://proxy:3128",
+  HTTPS_PROXY: "http://proxy:3128",
+  SSL_CERT_FILE: "/etc/ssl/cert.pem",
+  VIRTUAL_ENV: "/home/ada/.venv",
+  PYTHONPATH: "/home/ada/lib",
+  SYSTEMROOT: "C:\\Windows",
+  EVALKIT_HOME: "/home/ada/.evalkit",
+  OPENAI_API_KEY: "sk-openai-1234567890",
+  ANTHROPIC_API_KEY: "sk-ant-1234567890",
+  AWS_SECRET_ACCESS_KEY: "aws-secret-value",
+  GITHUB_TOKEN: "ghp_abcdefghijkl",
+  EVALKIT_SECRET_TOKEN: "evalkit-secret-value",
+  EVALKIT_API_KEY: "evalkit-api-value",
+  XDG_SESSION_PASSWORD: "hunter2hunter2",
+  DATABASE_PASSWORD: "db-password-1",
+  SOME_RANDOM_VAR: "not allowed",
+  NODE_OPTIONS: "--require /tmp/evil.js",
+  PYTHONUNBUFFERED: "0",
+};
+
+describe("filterEnv", () => {
+  const env = filterEnv(parent);
+
+  it("passes allowlisted names and the LC_, XDG_ and EVALKIT_ prefixes", () => {
+    expect(env).toMatchObject({
+      PATH: "/usr/bin:/bin",
+      HOME: "/home/ada",
+      LANG: "en_US.UTF-8",
+      LC_ALL: "en_US.UTF-8",
+      XDG_CACHE_HOME: "/home/ada/.cache",
+      https_proxy: "http://proxy:3128",
+      HTTPS_PROXY: "http://proxy:3128",
+      SSL_CERT_FILE: "/etc/ssl/cert.pem",
+      VIRTUAL_ENV: "/home/ada/.venv",
+      PYTHONPATH: "/home/ada/lib",
+      SYSTEMROOT: "C:\\Windows",
+      EVALKIT_HOME: "/home/ada/.evalkit",
+    });
+  });
+
+  it("drops variables that are not on the allowlist", () => {
+    expect(env.SOME_RANDOM_VAR).toBeUndefined();
+    expect(env.NODE_OPTIONS).toBeUndefined();
+  });
+
+  it("drops every secret, including ones a prefix would have let through", () => {
+    for (const name of [
+      "OPENAI_API_KEY",
+      "ANTHROPIC_API_KEY",
+      "AWS_SECRET_ACCESS_KEY",
+      "GITHUB_TOKEN",
+      "EVALKIT_SECRET_TOKEN",
+      "EVALKIT_API_KEY",
+      "XDG_SESSION_PASSWORD",
+      "DATABASE_PASSWORD",
+    ]) {
+      expect(env[name], name).toBeUndefined();
+    }
+    const values = Object.values(env).join("\n");
+    expect(values).not.toContain("sk-");
+    expect(values).not.toContain("secret-value");
+  });
+
+  it("forces unbuffered UTF-8 Python output over the parent's settings", () => {
+    expect(env.PYTHONUNBUFFERED).toBe("1");
+    expect(env.PYTHONIOENCODING).toBe("utf-8");
+  });
+
+  it("adds the embedder's extra variables last, even a secret-looking one, because it was asked for", () => {
+    const withExtra = filterEnv(parent, {
+      extra: { MY_TOOL_TOKEN: "given-on-purpose", PATH: "/opt/bin", PYTHONIOENCODING: "latin-1" },
+    });
+    expect(withExtra.MY_TOOL_TOKEN).toBe("given-on-purpose");
+    expect(withExtra.PATH).toBe("/opt/bin");
+    expect(withExtra.PYTHONIOENCODING).toBe("latin-1");
+  });
+
+  it("passes extra names and prefixes from `allow`; a named secret passes, a prefix still drops secrets", () => {
+    const allowed = filterEnv(
+      { ...parent, MYAPP_MODE: "fast", MYAPP_TOKEN: "prefix-secret", OPENAI_API_KEY: "sk-named-on-purpose" },
+      { allow: ["SOME_RANDOM_VAR", "MYAPP_*", "OPENAI_API_KEY"] },
+    );
+    expect(allowed.SOME_RANDOM_VAR).toBe("not allowed");
+    expect(allowed.MYAPP_MODE).toBe("fast");
+    expect(allowed.MYAPP_TOKEN).toBeUndefined();
+    expect(allowed.OPENAI_API_KEY).toBe("sk-named-on-purpose");
+  });
+
+  it("drops a package index URL that carries credentials and keeps one that does not", () => {
+    expect(filterEnv({ PIP_INDEX_URL: "https://user:pw@pypi.corp/simple" }).PIP_INDEX_URL).toBeUndefined();
+    expect(filterEnv({ PIP_INDEX_URL: "https://pypi.corp/simple" }).PIP_INDEX_URL).toBe(
+      "https://pypi.corp/simple",
+    );
+  });
+
+  it("matches names case-insensitively, as Windows does", () => {
+    const windows = filterEnv({
+      Path: "C:\\bin",
+      SystemRoot: "C:\\Windows",
+      openai_api_key: "sk-lower-case-key",
+    });
+    expect(windows).toMatchObject({ Path: "C:\\bin", SystemRoot: "C:\\Windows" });
+    expect(windows.openai_api_key).toBeUndefined();
+  });
+});
+
+describe("isSecretName", () => {
+  it("recognises known names and credential-shaped names", () => {
+    for (const name of [
+      "GEMINI_API_KEY",
+      "GOOGLE_APPLICATION_CREDENTIALS",
+      "MISTRAL_API_KEY",
+      "GROQ_API_KEY",
+      "XAI_API_KEY",
+      "OPENROUTER_API_KEY",
+      "AWS_SESSION_TOKEN",
+      "GH_TOKEN",
+      "GITLAB_TOKEN",
+      "HF_TOKEN",
+      "STRIPE_SECRET_KEY",
+      "CLIENT_SECRET",
+      "SMTP_PASSWD",
+      "SERVICE_CREDENTIALS",
+      "SECRET_KEY",
+    ]) {
+      expect(isSecretName(name), name).toBe(true);
+    }
+  });
+
+  it("leaves ordinary names alone", () => {
+    for (const name of [
+      "PATH",
+      "HOME",
+      "TOKENIZERS_PARALLELISM",
+      "LC_ALL",
+      "KEYBOARD",
+      "PASSWORD_STORE_DIR",
+    ]) {
+      expect(isSecretName(name), name).toBe(false);
+    }
+  });
+});
+
+describe("collectSecretValues", () => {
+  it("returns the values of secret variables, longest first, ignoring short and duplicate values", () => {
+    const found = collectSecretValues({
+      OPENAI_API_KEY: "sk-short-key",
+      ANOTHER_TOKEN: "sk-short-key",
+      GITHUB_TOKEN: "ghp_a_much_longer_token_value",
+      DEBUG_TOKEN: "1",
+      HOME: "/home/ada",
+      PIP_INDEX_URL: "https://user:pw@pypi.corp/simple",
+    });
+    expect(found).toEqual([
+      { name: "PIP_INDEX_URL", value: "https://user:pw@pypi.corp/simple" },
+      { name: "GITHUB_TOKEN", value: "ghp_a_much_longer_token_value" },
+      { name: "OPENAI_API_KEY", value: "sk-short-key" },
+    ]);
+  });
+});
