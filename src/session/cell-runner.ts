@@ -62,6 +62,11 @@ export async function runCell(options: CellRunOptions): Promise<CellRun> {
     }, options.interruptGraceMs);
   };
 
+  if (!kernel.isAlive) {
+    watchdog.dispose();
+    removeExitListener();
+    return { kind: "not-started", error: new Error("the kernel was not running") };
+  }
   if (abortSignal.aborted) {
     watchdog.dispose();
     removeExitListener();

@@ -14,6 +14,7 @@ import type {
   KernelFactory,
   KernelMode,
   KernelSpec,
+  ResolvedInterpreter,
   SessionCallRequest,
   SessionCellOutcome,
   SessionManagerOptions,
@@ -26,6 +27,7 @@ export const DEFAULT_MAX_KERNELS = 4;
 export const DEFAULT_HEARTBEAT_MS = 30_000;
 export const DEFAULT_INTERRUPT_GRACE_MS = 5000;
 export const DEFAULT_CRASH_LOOP_THRESHOLD = 2;
+export const DEFAULT_RESOLVE_CACHE_MS = 5000;
 
 /** A retained kernel as `list()` shows it. */
 export interface RetainedKernelInfo {
@@ -57,6 +59,8 @@ export class SessionManager {
   private readonly defaultTimeoutSec: number;
   private readonly maxTimeoutSec: number;
   private readonly crashLoopThreshold: number;
+  private readonly resolveCacheMs: number;
+  private readonly resolutions = new Map<string, { at: number; result: Promise<ResolvedInterpreter> }>();
   private disposing: Promise<void> | undefined;
 
   constructor(options: SessionManagerOptions = {}) {
@@ -70,6 +74,7 @@ export class SessionManager {
     this.defaultTimeoutSec = options.defaultTimeoutSec ?? DEFAULT_TIMEOUT_SEC;
     this.maxTimeoutSec = options.maxTimeoutSec ?? DEFAULT_MAX_TIMEOUT_SEC;
     this.crashLoopThreshold = options.crashLoopThreshold ?? DEFAULT_CRASH_LOOP_THRESHOLD;
+    this.resolveCacheMs = options.resolveCacheMs ?? DEFAULT_RESOLVE_CACHE_MS;
     this.bridge = new HostBridge(options.bridge);
     this.pool = new KernelPool({
       maxKernels: options.maxKernels ?? DEFAULT_MAX_KERNELS,
@@ -181,8 +186,29 @@ export class SessionManager {
   private async describeSpec(language: CellLanguage, sessionId: string, cwd: string): Promise<KernelSpec> {
     const base = { language, cwd, sessionId, launcher: this.launcher, interruptGraceMs: this.interruptGraceMs };
     if (language === "js") return { ...base, interpreter: undefined, env: buildPlainEnv(this.extraEnv) };
-    const resolved = await this.resolveInterpreter(cwd);
+    const resolved = await this.resolveCached(cwd);
     return { ...base, interpreter: resolved.executable, env: resolved.env };
+  }
+
+  /**
+   * Interpreter resolution looks at venvs and PATH (milliseconds of file system work), too slow to repeat
+   * for every warm cell; a short-lived cache per cwd keeps warm calls fast while a new `.venv` is still
+   * picked up within seconds.
+   */
+  private resolveCached(cwd: string): Promise<ResolvedInterpreter> {
+    const now = Date.now();
+    const cached = this.resolutions.get(cwd);
+    if (cached && now - cached.at < this.resolveCacheMs) return cached.result;
+    const result = this.resolveInterpreter(cwd);
+    const entry = { at: now, result };
+    this.resolutions.set(cwd, entry);
+    result.catch(() => {
+      if (this.resolutions.get(cwd) === entry) this.resolutions.delete(cwd);
+    });
+    if (this.resolutions.size > 256) {
+      for (const [key, value] of this.resolutions) if (now - value.at >= this.resolveCacheMs) this.resolutions.delete(key);
+    }
+    return result;
   }
 }
 

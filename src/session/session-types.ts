@@ -47,6 +47,8 @@ export interface SessionManagerOptions {
   python?: string;
   /** Picks the Python interpreter per cwd; defaults to the runtime's resolution (venvs, PATH...). */
   resolveInterpreter?: InterpreterResolver;
+  /** How long an interpreter resolution is reused for a cwd (default 5000 ms; 0 resolves every cell). */
+  resolveCacheMs?: number;
   /** Extra environment entries every kernel gets (on top of the filtered parent environment). */
   env?: Record<string, string>;
   /** Command prefix for Python kernels. */

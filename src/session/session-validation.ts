@@ -27,6 +27,7 @@ export const sessionManagerOptionsSchema = z
     python: z.string().min(1).optional(),
     env: z.record(z.string(), z.string()).optional(),
     launcher: z.array(z.string()).optional(),
+    resolveCacheMs: z.number().finite().min(0).optional(),
     idleEvictMs: positiveMs.optional(),
     maxKernels: z.number().int().min(1).optional(),
     heartbeatMs: positiveMs.optional(),

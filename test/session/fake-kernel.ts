@@ -138,17 +138,25 @@ export class FakeKernel implements Kernel {
             setImmediate(() => finish(ok()));
             return;
           }
+          let isInterrupted = false;
           handler({ method, params, signal: controller.signal }).then(
             (value) => {
+              if (isInterrupted) return;
               print(JSON.stringify(value));
               finish(ok());
             },
             (err: Error) => {
+              if (isInterrupted) return;
               print(`error: ${err.message}`);
               finish(ok());
             },
           );
-          this.running.interrupt = () => controller.abort(new Error("interrupted"));
+          // Like the runner: KeyboardInterrupt in the waiting thread, the call's signal aborted.
+          this.running.interrupt = () => {
+            isInterrupted = true;
+            controller.abort(new Error("interrupted"));
+            setImmediate(() => finish(interrupted()));
+          };
           return;
         }
         default:

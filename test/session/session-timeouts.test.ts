@@ -1,0 +1,120 @@
+// Unit tests of timeouts, cancellation and the kill ladder wiring against a fake kernel.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { SessionManager } from "../../src/session/session-manager.js";
+import type { SessionManagerOptions } from "../../src/session/session-types.js";
+import { createFakeFactory, type FakeKernel, fakeResolver, sleep, stdoutOf } from "./fake-kernel.js";
+
+const cwd = mkdtempSync(path.join(tmpdir(), "evalkit-session-timeouts-"));
+const managers: SessionManager[] = [];
+function createManager(options: SessionManagerOptions = {}) {
+  const fake = createFakeFactory();
+  const manager = new SessionManager({ createKernel: fake.factory, resolveInterpreter: fakeResolver, ...options });
+  managers.push(manager);
+  return { manager, kernels: fake.kernels };
+}
+afterEach(async () => {
+  await Promise.all(managers.splice(0).map((m) => m.dispose()));
+});
+afterAll(() => rmSync(cwd, { recursive: true, force: true }));
+
+describe("cell timeouts", () => {
+  it("interrupts a cell that overruns its timeout and keeps the kernel and its state", async () => {
+    const { manager, kernels } = createManager();
+    await manager.run({ cwd, code: "set x 7" });
+    const started = performance.now();
+    const outcome = await manager.run({ cwd, code: "sleep 60000", timeoutSec: 1 });
+    expect(performance.now() - started).toBeLessThan(3000);
+    expect(outcome.status).toBe("timeout");
+    expect(outcome.notices).toEqual(["eval cell timed out after 1s; kernel interrupted but remains running"]);
+    expect(kernels[0]?.interrupts).toBe(1);
+    expect(stdoutOf(await manager.run({ cwd, code: "get x" }))).toBe("7");
+    expect(kernels).toHaveLength(1);
+  });
+
+  it("clamps the timeout to the manager's maximum", async () => {
+    const { manager } = createManager({ maxTimeoutSec: 1 });
+    const outcome = await manager.run({ cwd, code: "sleep 60000", timeoutSec: 100 });
+    expect(outcome.status).toBe("timeout");
+    expect(outcome.notices[0]).toMatch(/after 1s/);
+  });
+
+  it("kills a kernel that ignores the interrupt after the grace and gives the next call a fresh kernel", async () => {
+    const { manager, kernels } = createManager({ interruptGraceMs: 200 });
+    await manager.run({ cwd, code: "set x 7" });
+    const started = performance.now();
+    const outcome = await manager.run({ cwd, code: "hang", timeoutSec: 1 });
+    expect(performance.now() - started).toBeLessThan(3000);
+    expect(outcome.status).toBe("killed");
+    expect(outcome.notices).toEqual([
+      "eval cell timed out after 1s; the kernel did not stop within 0.2s of the interrupt and was killed; state was lost",
+    ]);
+    expect(kernels[0]?.isAlive).toBe(false);
+    const next = await manager.run({ cwd, code: "get x" });
+    expect(stdoutOf(next)).toBe("<unset>");
+    expect(next.notices).toEqual([
+      "kernel restarted: previous kernel was killed after it ignored an interrupt; state was lost",
+    ]);
+  });
+
+  it("reports killed when the kernel's own escalation kills it first", async () => {
+    const { manager, kernels } = createManager({ interruptGraceMs: 5000 });
+    const running = manager.run({ cwd, code: "hang", timeoutSec: 1 });
+    await sleep(1100);
+    const kernel = kernels[0] as FakeKernel;
+    expect(kernel.interrupts).toBe(1);
+    kernel.exit({ exitCode: null, signal: "SIGKILL", requested: true, stderrTail: "" });
+    const outcome = await running;
+    expect(outcome.status).toBe("died");
+    // Without `details.killed` a requested SIGKILL is not ours to call an OOM; the notice says it died.
+    expect(outcome.notices[0]).toMatch(/signal SIGKILL\)/);
+  });
+});
+
+describe("cancellation", () => {
+  it("ends a cell as cancelled when the caller's signal aborts, and the kernel keeps its state", async () => {
+    const { manager, kernels } = createManager();
+    await manager.run({ cwd, code: "set x 1" });
+    const controller = new AbortController();
+    const running = manager.run({ cwd, code: "sleep 60000", signal: controller.signal });
+    await sleep(30);
+    controller.abort();
+    const outcome = await running;
+    expect(outcome.status).toBe("cancelled");
+    expect(outcome.notices).toEqual(["eval cell cancelled; kernel interrupted but remains running"]);
+    expect(stdoutOf(await manager.run({ cwd, code: "get x" }))).toBe("1");
+    expect(kernels).toHaveLength(1);
+  });
+
+  it("does not start a cell whose signal is already aborted", async () => {
+    const { manager, kernels } = createManager();
+    await manager.run({ cwd, code: "pid" });
+    const outcome = await manager.run({ cwd, code: "set x 1", signal: AbortSignal.abort() });
+    expect(outcome.status).toBe("cancelled");
+    expect(kernels[0]?.state.has("x")).toBe(false);
+  });
+
+  it("cancels through the call's signal as well as the cell's", async () => {
+    const { manager } = createManager();
+    const controller = new AbortController();
+    const call = manager.openCall({ cwd, signal: controller.signal });
+    const running = call.run({ code: "sleep 60000" });
+    await sleep(30);
+    controller.abort();
+    expect((await running).status).toBe("cancelled");
+    await call.close();
+  });
+
+  it("reports a cell that finished just as the abort came as it really ended", async () => {
+    const { manager } = createManager();
+    const controller = new AbortController();
+    const running = manager.run({ cwd, code: "pid", signal: controller.signal });
+    await sleep(0);
+    controller.abort();
+    const outcome = await running;
+    expect(["ok", "cancelled"]).toContain(outcome.status);
+    if (outcome.status === "ok") expect(outcome.notices).toEqual([]);
+  });
+});
