@@ -1,0 +1,173 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { readArtifact } from "../../src/output/artifact-store.js";
+import { createOutputSink, type OutputSinkOptions } from "../../src/output/output-sink.js";
+import { decodeRawBytes } from "../../src/output/raw-bytes.js";
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "evalkit-sink-"));
+});
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function pushAll(chunks: string[], options: OutputSinkOptions = {}) {
+  const sink = createOutputSink({ artifactDir: dir, ...options });
+  for (const chunk of chunks) sink.push(chunk);
+  return sink.finish();
+}
+
+function chunked(text: string, size: number): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
+  return out;
+}
+
+async function readWhole(uri: string): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  let offset: number | null = 0;
+  while (offset !== null) {
+    const page = await readArtifact(uri, { dir, offset, limit: 4 * 1024 * 1024 });
+    parts.push(Buffer.from(page.bytes));
+    offset = page.nextOffset;
+  }
+  return Buffer.concat(parts);
+}
+
+describe("OutputSink", () => {
+  it("passes small output through unchanged and creates no artifact", () => {
+    const result = pushAll(["hello\n", "world\n"]);
+    expect(result).toMatchObject({ text: "hello\nworld\n", totalBytes: 12, totalLines: 2, omittedLines: 0 });
+    expect(result.truncated).toBeUndefined();
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it("counts an unterminated last line and keeps the text without a trailing newline", () => {
+    const result = pushAll(["a\nb"]);
+    expect(result).toMatchObject({ text: "a\nb", totalLines: 2, totalBytes: 3 });
+  });
+
+  it("bounds 200k lines (about 5 MB) to a head, a notice and a tail, with an artifact that reads back byte-identical", async () => {
+    const full = Array.from(
+      { length: 200_000 },
+      (_, i) => `line ${String(i).padStart(6, "0")} ${"=".repeat(13)}\n`,
+    ).join("");
+    const result = pushAll(chunked(full, 65_536));
+    const bytes = Buffer.byteLength(full);
+    expect(bytes).toBeGreaterThan(5_000_000);
+    expect(Buffer.byteLength(result.text)).toBeLessThan(75 * 1024);
+    const lines = result.text.split("\n");
+    expect(lines[0]).toBe("line 000000 =============");
+    expect(lines.at(-2)).toBe("line 199999 =============");
+    const notice = lines.find((line) => line.startsWith("… "));
+    expect(notice).toMatch(/^… \d+ lines \/ \d+ bytes omitted; full output: artifact:\/\/[A-Za-z0-9_-]+$/);
+    expect(notice).toContain(result.truncated?.artifact);
+    expect(result.truncated).toMatchObject({ totalBytes: bytes, totalLines: 200_000 });
+    // Every line is either shown or counted as omitted.
+    expect(lines.length - 2 + result.omittedLines).toBe(200_000);
+    const artifact = await readWhole(result.truncated!.artifact);
+    expect(artifact.equals(Buffer.from(full))).toBe(true);
+  });
+
+  it("stores undecodable bytes raw in the artifact and shows them as U+FFFD to the model", async () => {
+    const raw = Buffer.concat([
+      Buffer.from("bin: "),
+      Buffer.from([0x80, 0xfe, 0xff, 0xc3]),
+      Buffer.from(" é\n"),
+    ]);
+    const text = decodeRawBytes(raw);
+    const result = pushAll([text.repeat(5000)], { headBytes: 1000, tailBytes: 1000 });
+    expect(result.text.startsWith("bin: \ufffd\ufffd\ufffd\ufffd é\n")).toBe(true);
+    const artifact = await readWhole(result.truncated!.artifact);
+    expect(artifact.equals(Buffer.concat(Array(5000).fill(raw)))).toBe(true);
+    expect(result.totalBytes).toBe(raw.length * 5000);
+  });
+
+  it("collapses progress bars split across chunks in the view but keeps every frame in the artifact", async () => {
+    const frames = Array.from({ length: 3000 }, (_, i) => `\rprogress ${i + 1}/3000`).join("");
+    const full = `start\n${frames}\ndone\n`;
+    const result = pushAll(chunked(full, 7), { spillThresholdBytes: 100 });
+    expect(result.text).toBe("start\nprogress 3000/3000\ndone\n");
+    expect(result.truncated).toBeUndefined();
+    expect(readdirSync(dir)).toEqual([]);
+    const raw = pushAll(chunked(full, 7), { headBytes: 8, tailBytes: 8 });
+    expect((await readWhole(raw.truncated!.artifact)).toString()).toBe(full);
+  });
+
+  it("strips ANSI colours from the view but keeps them in the artifact", async () => {
+    const line = "\x1b[32mPASSED\x1b[0m test\n";
+    const result = pushAll([line.repeat(2000)], { headBytes: 100, tailBytes: 100 });
+    expect(result.text.startsWith("PASSED test\n")).toBe(true);
+    expect(result.text).not.toContain("\x1b");
+    expect((await readWhole(result.truncated!.artifact)).toString()).toBe(line.repeat(2000));
+  });
+
+  it("redacts secrets, even split across chunks, in both the view and the artifact", async () => {
+    const secrets = [{ name: "OPENAI_API_KEY", value: "sk-proj-abcdef0123456789" }];
+    const full = `key=sk-proj-abcdef0123456789\n${"filler\n".repeat(20_000)}again sk-proj-abcdef0123456789\n`;
+    const result = pushAll(chunked(full, 5), { secrets });
+    expect(result.text).toContain("key=[REDACTED:OPENAI_API_KEY]");
+    expect(result.text).toContain("again [REDACTED:OPENAI_API_KEY]");
+    expect(result.text).not.toContain("abcdef0123456789");
+    const artifact = (await readWhole(result.truncated!.artifact)).toString();
+    expect(artifact).not.toContain("abcdef0123456789");
+    expect(artifact.split("[REDACTED:OPENAI_API_KEY]").length).toBe(3);
+    expect(result.totalBytes).toBe(Buffer.byteLength(artifact));
+  });
+
+  it("clamps very long lines, says so, and keeps the full line in the artifact", async () => {
+    const long = "y".repeat(10_000);
+    const result = pushAll([`short\n${long}\nend\n`], { maxLineChars: 4000 });
+    const lines = result.text.split("\n");
+    expect(lines[1]).toBe(`${"y".repeat(4000)}…[+6000 chars]`);
+    expect(lines[3]).toMatch(/^… 1 long line clamped; full output: artifact:\/\//);
+    expect(result.clampedLines).toBe(1);
+    expect((await readWhole(result.truncated!.artifact)).toString()).toBe(`short\n${long}\nend\n`);
+  });
+
+  it("caps the artifact size and says the artifact holds only the first bytes", async () => {
+    const result = pushAll(["z".repeat(99) + "\n"].concat(Array(1000).fill("z".repeat(99) + "\n")), {
+      headBytes: 200,
+      tailBytes: 200,
+      maxArtifactBytes: 5000,
+    });
+    expect(result.totalBytes).toBe(100_100);
+    expect(result.artifactBytes).toBe(5000);
+    expect(result.text).toContain(`first 5000 bytes of the output: ${result.truncated!.artifact}`);
+    expect((await readWhole(result.truncated!.artifact)).length).toBe(5000);
+  });
+
+  it("keeps working when the artifact cannot be written, and says so", () => {
+    const notADir = join(dir, "file");
+    writeFileSync(notADir, "");
+    const sink = createOutputSink({ artifactDir: notADir, headBytes: 50, tailBytes: 50 });
+    for (let i = 0; i < 100; i++) sink.push(`line ${i}\n`);
+    const result = sink.finish();
+    expect(result.truncated).toBeUndefined();
+    expect(result.artifactError).toBeTruthy();
+    expect(result.text).toContain("full output could not be saved");
+    expect(result.text).toContain("line 99\n");
+  });
+
+  it("shows the current view in a snapshot while the stream is still open", () => {
+    const sink = createOutputSink({ artifactDir: dir });
+    sink.push("first\nsecond par");
+    expect(sink.snapshot()).toBe("first\nsecond par");
+    sink.push("t\r50%");
+    expect(sink.snapshot()).toBe("first\n50%");
+    expect(sink.finish().text).toBe("first\n50%");
+  });
+
+  it("writes the artifact as output arrives instead of holding it in memory", () => {
+    const sink = createOutputSink({ artifactDir: dir, headBytes: 100, tailBytes: 100 });
+    for (let i = 0; i < 1000; i++) sink.push(`row ${i}\n`);
+    const uri = sink.artifactUri;
+    expect(uri).toMatch(/^artifact:\/\//);
+    const onDisk = readFileSync(join(dir, `${uri!.slice("artifact://".length)}.out`), "utf8");
+    expect(onDisk).toBe(Array.from({ length: 1000 }, (_, i) => `row ${i}\n`).join(""));
+    sink.finish();
+  });
+});

@@ -1,0 +1,30 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { decodeRawBytes, encodeRawBytes, encodeRawBytesTransient } from "../../src/output/raw-bytes.js";
+
+describe("raw bytes", () => {
+  it("turns surrogate-escaped undecodable bytes back into the original bytes", () => {
+    expect([...encodeRawBytes("a\udc80\udcffb")]).toEqual([0x61, 0x80, 0xff, 0x62]);
+  });
+
+  it("encodes real surrogate pairs as UTF-8 and other lone surrogates as U+FFFD", () => {
+    expect(encodeRawBytes("😀").toString("hex")).toBe("f09f9880");
+    expect(encodeRawBytes("\ud800x").toString("hex")).toBe("efbfbd78");
+  });
+
+  it("round-trips any byte string through the protocol's surrogateescape text", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 200 }), (bytes) => {
+        const text = decodeRawBytes(bytes);
+        expect(Buffer.compare(encodeRawBytes(text), Buffer.from(bytes))).toBe(0);
+        expect(Buffer.compare(encodeRawBytesTransient(text), Buffer.from(bytes))).toBe(0);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it("decodes valid UTF-8 exactly like TextDecoder", () => {
+    const text = "héllo wörld 😀 ✓";
+    expect(decodeRawBytes(Buffer.from(text))).toBe(text);
+  });
+});
