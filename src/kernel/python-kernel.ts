@@ -5,7 +5,7 @@ import type { CellErrorInfo, KernelOutput } from "../contracts/outputs.js";
 import { EvalkitError } from "../errors.js";
 import type { ExecuteOptions, ExecuteOutcome, Kernel, KernelExit } from "./kernel.js";
 import { LineReader } from "./line-reader.js";
-import { delay, signalGroup } from "./process-group.js";
+import { signalGroup } from "./process-group.js";
 import { buildRunnerBundle, loadBootstrap } from "./runner-bundle.js";
 import { decodeRunnerFrame, encodeHostFrame, type ReadyFrame, type RunnerFrame } from "./runner-frames.js";
 import { quoteForShell, shouldShellQuote } from "./shell-quote.js";
@@ -107,7 +107,8 @@ export class PythonKernel implements Kernel {
     const ready = new Promise<ReadyFrame>((resolve, reject) => {
       this.onReady = resolve;
       child.once("error", (err) => {
-        const code = (err as NodeJS.ErrnoException).code === "ENOENT" ? "PYTHON_NOT_FOUND" : "KERNEL_START_FAILED";
+        const code =
+          (err as NodeJS.ErrnoException).code === "ENOENT" ? "PYTHON_NOT_FOUND" : "KERNEL_START_FAILED";
         reject(new EvalkitError(code, `could not start ${command}: ${err.message}`, { command }, err));
       });
       child.once("exit", (exitCode, signal) => {
@@ -416,11 +417,17 @@ export class PythonKernel implements Kernel {
     cell.outputs.push(output);
   }
 
-  private async answerCall(cell: RunningCell, callId: string, method: string, params: Record<string, unknown>) {
+  private async answerCall(
+    cell: RunningCell,
+    callId: string,
+    method: string,
+    params: Record<string, unknown>,
+  ) {
     const controller = new AbortController();
     cell.calls.set(callId, controller);
     try {
-      if (!cell.options.onCall) throw new EvalkitError("INVALID_INPUT", `no host handler registered for ${method}()`);
+      if (!cell.options.onCall)
+        throw new EvalkitError("INVALID_INPUT", `no host handler registered for ${method}()`);
       const value = await cell.options.onCall({ method, params, signal: controller.signal });
       this.send({ type: "reply", callId, ok: true, value: value === undefined ? null : value });
     } catch (err) {
@@ -438,7 +445,11 @@ export class PythonKernel implements Kernel {
       const value = await cell.options.onInputRequest(prompt, password);
       this.send({ type: "input_reply", id: cell.id, value });
     } catch (err) {
-      this.send({ type: "input_reply", id: cell.id, error: err instanceof Error ? err.message : String(err) });
+      this.send({
+        type: "input_reply",
+        id: cell.id,
+        error: err instanceof Error ? err.message : String(err),
+      });
     }
   }
 
@@ -492,8 +503,13 @@ export class PythonKernel implements Kernel {
   }
 
   private deadError(message: string): EvalkitError {
-    const cause = this.exitInfo?.signal ?? (this.exitInfo ? `exit code ${this.exitInfo.exitCode}` : "not started");
-    return new EvalkitError("KERNEL_DIED", `${message} (${cause})${this.stderrSummary()}`, this.exitDetails());
+    const cause =
+      this.exitInfo?.signal ?? (this.exitInfo ? `exit code ${this.exitInfo.exitCode}` : "not started");
+    return new EvalkitError(
+      "KERNEL_DIED",
+      `${message} (${cause})${this.stderrSummary()}`,
+      this.exitDetails(),
+    );
   }
 
   private stderrSummary(): string {
@@ -503,4 +519,3 @@ export class PythonKernel implements Kernel {
     return `\n${lines}`;
   }
 }
-

@@ -16,7 +16,11 @@ export function loadBootstrap(): string {
   return cachedBootstrap;
 }
 
-function collectModules(dir: string, dotted: string, into: { modules: Record<string, string>; packages: string[] }) {
+function collectModules(
+  dir: string,
+  dotted: string,
+  into: { modules: Record<string, string>; packages: string[] },
+) {
   for (const entry of readdirSync(dir).sort()) {
     const path = join(dir, entry);
     if (entry === "__pycache__") continue;

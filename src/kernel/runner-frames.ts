@@ -128,7 +128,12 @@ export function decodeRunnerFrame(line: string): RunnerFrame {
     case "is_complete_reply": {
       const status = frame.status;
       if (status !== "complete" && status !== "incomplete" && status !== "invalid") fail("bad status", line);
-      return { type: "is_complete_reply", id: str(frame, "id", line), status, indent: String(frame.indent ?? "") };
+      return {
+        type: "is_complete_reply",
+        id: str(frame, "id", line),
+        status,
+        indent: String(frame.indent ?? ""),
+      };
     }
     case "protocol_error":
       return { type: "protocol_error", reason: String(frame.reason ?? "") };

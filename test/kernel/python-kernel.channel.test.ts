@@ -18,7 +18,9 @@ async function expectHealthy(kernel: PythonKernel) {
 describe("PythonKernel channel hygiene", () => {
   it("captures os.write to fd 1 and fd 2 as the cell's streams", async () => {
     const kernel = await startKernel();
-    const outcome = await kernel.execute("import os\nos.write(1, b'to fd1\\n')\nos.write(2, b'to fd2\\n')\n'done'");
+    const outcome = await kernel.execute(
+      "import os\nos.write(1, b'to fd1\\n')\nos.write(2, b'to fd2\\n')\n'done'",
+    );
     expect(text(outcome.outputs)).toBe("to fd1\n");
     expect(text(outcome.outputs, "stderr")).toBe("to fd2\n");
     expect(outcome.outputs.at(-1)).toEqual({ type: "result", data: { "text/plain": "'done'" } });
@@ -48,7 +50,9 @@ describe("PythonKernel channel hygiene", () => {
 
   it("keeps undecodable bytes as surrogate escapes instead of dropping them or breaking the frame", async () => {
     const kernel = await startKernel();
-    const outcome = await kernel.execute("import sys\nsys.stdout.buffer.write(b'\\xff\\n')\nsys.stdout.flush()");
+    const outcome = await kernel.execute(
+      "import sys\nsys.stdout.buffer.write(b'\\xff\\n')\nsys.stdout.flush()",
+    );
     expect(text(outcome.outputs)).toBe("\udcff\n");
     await expectHealthy(kernel);
   });

@@ -76,7 +76,9 @@ describe("PythonKernel.execute", () => {
 
   it("runs top-level await", async () => {
     const kernel = await startKernel();
-    const outcome = await kernel.execute("import asyncio\nawait asyncio.sleep(0.01)\nvalue = await asyncio.sleep(0, result=7)\nvalue");
+    const outcome = await kernel.execute(
+      "import asyncio\nawait asyncio.sleep(0.01)\nvalue = await asyncio.sleep(0, result=7)\nvalue",
+    );
     expect(outcome.outputs).toEqual([{ type: "result", data: { "text/plain": "7" } }]);
   });
 
@@ -99,7 +101,9 @@ describe("PythonKernel.execute", () => {
 
   it("returns stderr text of a failing cell before its error", async () => {
     const kernel = await startKernel();
-    const outcome = await kernel.execute("import sys\nsys.stderr.write('warning\\n')\nraise ValueError('bad')");
+    const outcome = await kernel.execute(
+      "import sys\nsys.stderr.write('warning\\n')\nraise ValueError('bad')",
+    );
     expect(outcome.outputs.map((o) => o.type)).toEqual(["stream", "error"]);
     expect(streams(outcome.outputs, "stderr")).toBe("warning\n");
   });

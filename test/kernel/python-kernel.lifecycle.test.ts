@@ -44,9 +44,12 @@ describe("PythonKernel lifecycle", () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 200);
     const error = await kernel
-      .execute("import signal\nsignal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGINT])\nwhile True:\n    pass", {
-        signal: controller.signal,
-      })
+      .execute(
+        "import signal\nsignal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGINT])\nwhile True:\n    pass",
+        {
+          signal: controller.signal,
+        },
+      )
       .catch((err: unknown) => err);
     expect(isEvalkitError(error, "KERNEL_DIED")).toBe(true);
     expect(kernel.isAlive).toBe(false);
@@ -68,7 +71,9 @@ describe("PythonKernel lifecycle", () => {
     expect(findProcesses("sleep", "313").length).toBe(1);
     const exit = await kernel.shutdown();
     expect(exit?.requested).toBe(true);
-    expect(await waitFor(() => !isProcessAlive(pid) && findProcesses("sleep", "313").length === 0)).toBe(true);
+    expect(await waitFor(() => !isProcessAlive(pid) && findProcesses("sleep", "313").length === 0)).toBe(
+      true,
+    );
   });
 
   it("exits by itself when its stdin closes, taking its children along", async () => {
@@ -77,7 +82,9 @@ describe("PythonKernel lifecycle", () => {
     const pid = kernel.pid!;
     // Simulate the host vanishing: close the protocol pipe without any exit request.
     (kernel as unknown as { child: { stdin: { end(): void } } }).child.stdin.end();
-    expect(await waitFor(() => !isProcessAlive(pid) && findProcesses("sleep", "314").length === 0)).toBe(true);
+    expect(await waitFor(() => !isProcessAlive(pid) && findProcesses("sleep", "314").length === 0)).toBe(
+      true,
+    );
   });
 
   it("reports a missing interpreter as PYTHON_NOT_FOUND", async () => {
@@ -87,7 +94,10 @@ describe("PythonKernel lifecycle", () => {
   });
 
   it("reports an interpreter that exits at start-up with its stderr", async () => {
-    const kernel = new PythonKernel({ python: TEST_PYTHON, args: ["-c", "import sys; sys.stderr.write('boom at start\\n'); sys.exit(3)", "--"] });
+    const kernel = new PythonKernel({
+      python: TEST_PYTHON,
+      args: ["-c", "import sys; sys.stderr.write('boom at start\\n'); sys.exit(3)", "--"],
+    });
     const error = await kernel.start().catch((err: unknown) => err);
     expect(isEvalkitError(error, "KERNEL_START_FAILED")).toBe(true);
   });

@@ -1,0 +1,70 @@
+// Layers import only downward (docs/architecture.md); this test fails when a lower layer reaches up.
+
+import { readdirSync, readFileSync } from "node:fs";
+import { join, relative, resolve, sep } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const SRC = resolve(import.meta.dirname, "../src");
+
+/** Higher rank = higher layer. A file may import its own layer or any lower rank. */
+const RANK: Record<string, number> = {
+  cli: 9,
+  mcp: 8,
+  tool: 7,
+  session: 6,
+  kernel: 5,
+  runtime: 4,
+  output: 3,
+  render: 2,
+  contracts: 1,
+  "errors.ts": 0,
+  "index.ts": 10,
+};
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return entry.name.endsWith(".ts") ? [path] : [];
+  });
+}
+
+function layerOf(file: string): string {
+  return relative(SRC, file).split(sep)[0] ?? "";
+}
+
+describe("architecture", () => {
+  it("knows the layer of every source file", () => {
+    const unknown = sourceFiles(SRC).filter((file) => RANK[layerOf(file)] === undefined);
+    expect(unknown).toEqual([]);
+  });
+
+  it("has no import from a lower layer into a higher one", () => {
+    const violations: string[] = [];
+    for (const file of sourceFiles(SRC)) {
+      const from = layerOf(file);
+      const text = readFileSync(file, "utf8");
+      for (const match of text.matchAll(
+        /(?:import|export)[^"']*?from\s+["'](\.[^"']+)["']|import\(\s*["'](\.[^"']+)["']\s*\)/g,
+      )) {
+        const spec = match[1] ?? match[2];
+        if (!spec) continue;
+        const target = resolve(file, "..", spec);
+        if (!target.startsWith(SRC)) continue;
+        const to = layerOf(target.replace(/\.js$/, ".ts"));
+        if ((RANK[to] ?? 99) > (RANK[from] ?? -1))
+          violations.push(`${relative(SRC, file)} -> ${relative(SRC, target)}`);
+      }
+    }
+    expect(violations).toEqual([]);
+  });
+
+  it("keeps the render and output layers free of process work", () => {
+    const offenders = sourceFiles(SRC)
+      .filter((file) => ["render", "output"].includes(layerOf(file)))
+      .filter((file) =>
+        /from\s+["']node:(child_process|worker_threads|cluster)["']/.test(readFileSync(file, "utf8")),
+      );
+    expect(offenders).toEqual([]);
+  });
+});
