@@ -3,7 +3,7 @@
 import binascii
 import os
 
-from . import display_format, display_libs, display_mpl, display_objects, hooks, state
+from . import display_format, display_imports, display_mpl, display_objects, hooks, state
 from .display_format import format_object, format_result
 
 __all__ = [
@@ -61,7 +61,7 @@ def _display_one(obj, raw, include, exclude, metadata, display_id, update):
         if formatted is None:
             return
         data, own = formatted
-        display_libs.note_displayed(obj)
+        display_format.note_displayed(obj)
     _publish(data, _merge_metadata(own, metadata), display_id=display_id, update=update)
 
 
@@ -132,11 +132,31 @@ def _install_names(namespace):
         namespace[name] = current[name]
 
 
+def _patch_plotly_show(module):
+    """fig.show() would open a browser (or need IPython): show the figure in the cell instead."""
+    base = getattr(module, "BaseFigure", None)
+    original = getattr(base, "show", None)
+    if original is None or getattr(original, "_evalkit_show", False):
+        return
+
+    def show(self, *args, **kwargs):
+        if args or kwargs.get("renderer"):
+            return original(self, *args, **kwargs)  # an explicit renderer is the user's choice
+        display(self)
+        return None
+
+    show._evalkit_show = True
+    show.__wrapped__ = original
+    show.__doc__ = original.__doc__
+    base.show = show
+
+
 def install():
     """Called by the runner at start-up: result formatter, figure flushing, names in the user namespace."""
     os.environ.setdefault("MPLBACKEND", "Agg")
     hooks.set_result_formatter(format_result)
     display_mpl.install(_publish)
+    display_imports.when_imported("plotly.basedatatypes", _patch_plotly_show)
     hooks.register_post_execute(display_mpl.flush_figures)
     hooks.register_namespace_installer(_install_names)
     hooks.reserved_names.update(NAMESPACE_NAMES)

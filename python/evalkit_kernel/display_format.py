@@ -3,8 +3,7 @@
 import base64
 import json
 import sys
-
-from . import display_libs
+import weakref
 
 # The individual repr methods, in IPython's order; text/plain always comes from repr().
 REPR_METHODS = (
@@ -21,6 +20,59 @@ REPR_METHODS = (
 
 _TEXT_MIMES = ("image/svg+xml", "application/javascript", "application/xml")
 _MAX_JSON_DEPTH = 64
+
+
+# (defining module, class name) anywhere in the MRO -> library kind; display_libs renders them. Nothing is
+# imported to recognise them, so a kernel that never uses these libraries pays nothing.
+_LIBRARY_KINDS = {
+    ("pandas.core.frame", "DataFrame"): "dataframe",
+    ("pandas.core.series", "Series"): "series",
+    ("PIL.Image", "Image"): "pil",
+    ("matplotlib.figure", "Figure"): "figure",
+    ("plotly.basedatatypes", "BaseFigure"): "plotly",
+}
+_LIBRARY_ROOTS = ("pandas", "PIL", "matplotlib", "plotly")
+
+# Figures displayed during the running cell: id -> weakref. The end-of-cell flush skips them unless redrawn.
+_shown_figures = {}
+
+
+def library_kind(obj):
+    """The library kind of obj ("dataframe", "pil", ...) or None, without importing any library."""
+    modules = sys.modules
+    if not any(root in modules for root in _LIBRARY_ROOTS):
+        return None
+    try:
+        mro = type(obj).__mro__
+    except Exception:
+        return None
+    for cls in mro:
+        kind = _LIBRARY_KINDS.get((getattr(cls, "__module__", None), getattr(cls, "__name__", None)))
+        if kind is not None:
+            return kind
+    return None
+
+
+def note_displayed(obj):
+    """Remember that a figure was shown in this cell, so the end-of-cell flush does not show it twice."""
+    if library_kind(obj) == "figure":
+        try:
+            _shown_figures[id(obj)] = weakref.ref(obj)
+            # savefig restores facecolor/dpi afterwards, which marks the figure stale although what was
+            # shown is current; from here on only a real change marks it stale again.
+            obj.stale = False
+        except Exception:
+            pass
+
+
+def was_displayed(fig):
+    """True when fig was displayed in this cell and has not changed since (matplotlib marks it stale)."""
+    ref = _shown_figures.get(id(fig))
+    return ref is not None and ref() is fig and not getattr(fig, "stale", True)
+
+
+def forget_displayed():
+    _shown_figures.clear()
 
 
 def is_text_mime(mime):
@@ -180,7 +232,12 @@ def format_object(obj, include=None, exclude=None):
     exclude = set(exclude) if exclude else None
     data = {}
     metadata = {}
-    library = display_libs.format_library_object(obj)
+    kind = library_kind(obj)
+    library = None
+    if kind is not None:
+        from . import display_libs
+
+        library = display_libs.format_library_object(obj, kind)
     if library is not None:
         lib_data, lib_md = library
         for mime, value in lib_data.items():
@@ -203,5 +260,5 @@ def format_result(value):
     formatted = format_object(value)
     if formatted is None:
         return {"text/plain": safe_repr(value)}, {}
-    display_libs.note_displayed(value)
+    note_displayed(value)
     return formatted

@@ -1,49 +1,13 @@
-"""Bundles for library types (pandas, PIL, matplotlib, plotly), recognised by class name so nothing is imported."""
+"""Bundles for library types (pandas, PIL, matplotlib, plotly); loaded only once such an object is shown."""
 
 import io
 import json
-import sys
-import weakref
-
-from . import display_tables
-
-# (defining module, class name) anywhere in the MRO -> kind. Subclasses are recognised through the MRO.
-_KINDS = {
-    ("pandas.core.frame", "DataFrame"): "dataframe",
-    ("pandas.core.series", "Series"): "series",
-    ("PIL.Image", "Image"): "pil",
-    ("matplotlib.figure", "Figure"): "figure",
-    ("plotly.basedatatypes", "BaseFigure"): "plotly",
-}
-_ROOTS = ("pandas", "PIL", "matplotlib", "plotly")
 
 PLOTLY_MIME = "application/vnd.plotly.v1+json"
 
-# Figures displayed during the running cell: id -> weakref. The end-of-cell flush skips them unless redrawn.
-_shown_figures = {}
 
-
-def library_kind(obj):
-    """The library kind of obj ("dataframe", "pil", ...) or None, without importing any library."""
-    modules = sys.modules
-    if not any(root in modules for root in _ROOTS):
-        return None
-    try:
-        mro = type(obj).__mro__
-    except Exception:
-        return None
-    for cls in mro:
-        kind = _KINDS.get((getattr(cls, "__module__", None), getattr(cls, "__name__", None)))
-        if kind is not None:
-            return kind
-    return None
-
-
-def format_library_object(obj):
-    """(data, metadata) for a recognised library object, or None to use the generic dispatch."""
-    kind = library_kind(obj)
-    if kind is None:
-        return None
+def format_library_object(obj, kind):
+    """(data, metadata) for a library object of the given kind, or None to use the generic dispatch."""
     try:
         return _FORMATTERS[kind](obj)
     except Exception as exc:
@@ -69,28 +33,6 @@ def figure_is_empty(fig):
     return not any(getattr(fig, name, None) for name in names)
 
 
-def note_displayed(obj):
-    """Remember that a figure was shown in this cell, so the end-of-cell flush does not show it twice."""
-    if library_kind(obj) == "figure":
-        try:
-            _shown_figures[id(obj)] = weakref.ref(obj)
-            # savefig restores facecolor/dpi afterwards, which marks the figure stale although what was
-            # shown is current; from here on only a real change marks it stale again.
-            obj.stale = False
-        except Exception:
-            pass
-
-
-def was_displayed(fig):
-    """True when fig was displayed in this cell and has not changed since (matplotlib marks it stale)."""
-    ref = _shown_figures.get(id(fig))
-    return ref is not None and ref() is fig and not getattr(fig, "stale", True)
-
-
-def forget_displayed():
-    _shown_figures.clear()
-
-
 def _pil_bundle(img):
     buf = io.BytesIO()
     try:
@@ -103,6 +45,8 @@ def _pil_bundle(img):
 
 
 def _pandas_bundle(obj, frame, footer):
+    from . import display_tables  # html.parser costs milliseconds: only load it once a frame is shown
+
     data = {}
     html = frame._repr_html_()
     if html:

@@ -2,7 +2,7 @@
 
 import sys
 
-from . import display_imports, display_libs
+from . import display_format, display_imports
 
 # Backends that draw off-screen: only then do figures become displays (a GUI backend the user chose keeps
 # its windows and its own show()).
@@ -66,7 +66,9 @@ def flush_figures():
             return
         for fig in _open_figures(plt):
             try:
-                if not display_libs.was_displayed(fig) and not display_libs.figure_is_empty(fig):
+                from . import display_libs
+
+                if not display_format.was_displayed(fig) and not display_libs.figure_is_empty(fig):
                     data, metadata = display_libs.figure_bundle(fig)
                     if _publish is not None:
                         _publish(data, metadata)
@@ -75,4 +77,4 @@ def flush_figures():
             finally:
                 plt.close(fig)
     finally:
-        display_libs.forget_displayed()
+        display_format.forget_displayed()

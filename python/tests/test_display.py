@@ -10,7 +10,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from evalkit_kernel import display, display_format, display_imports, display_libs, display_tables, hooks, state  # noqa: E402
+from evalkit_kernel import display, display_format, display_imports, display_tables, hooks, state  # noqa: E402
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 8
 
@@ -311,8 +311,23 @@ class FakePlotlyTest(Recorder):
         self.assertIn("Plotly figure: 2 traces (bar, scatter); title 'Sales'.", data["text/plain"])
         self.assertIn("kaleido", data["text/plain"])
 
+    def test_plotly_show_displays_the_figure_in_the_cell(self):
+        class BaseFigure(object):
+            def show(self, *args, **kwargs):
+                return "browser"
+
+            def __repr__(self):
+                return "Fig()"
+
+        module = type(sys)("fake_plotly_basedatatypes")
+        module.BaseFigure = BaseFigure
+        display._patch_plotly_show(module)
+        self.assertIsNone(BaseFigure().show())
+        self.assertEqual(self.frames[0]["bundle"], {"text/plain": "Fig()"})
+        self.assertEqual(BaseFigure().show(renderer="browser"), "browser")
+
     def test_library_detection_costs_nothing_when_no_library_is_loaded(self):
-        self.assertIsNone(display_libs.library_kind(object()))
+        self.assertIsNone(display_format.library_kind(object()))
 
 
 class HtmlTableTest(unittest.TestCase):
