@@ -6,7 +6,7 @@ import { z } from "zod";
 import type { CellErrorInfo, KernelOutput } from "../contracts/outputs.js";
 import { STATUS_MIME } from "../contracts/outputs.js";
 import { EvalkitError } from "../errors.js";
-import { rewriteJsCell } from "./js-rewrite.js";
+import { type ColumnShift, mapColumn, rewriteJsCell } from "./js-rewrite.js";
 import { buildJsWorkerSource, type WorkerMessage } from "./js-worker-source.js";
 import type { ExecuteOptions, ExecuteOutcome, Kernel, KernelExit } from "./kernel.js";
 
@@ -55,6 +55,14 @@ const BACKLOG_LIMIT_CHARS = 4 * 1024 * 1024;
 /** Output produced between cells (timers, late rejections) waits for the next cell up to this many characters. */
 const STRAY_LIMIT_CHARS = 256 * 1024;
 const STDERR_TAIL_CHARS = 8192;
+const MAX_REMEMBERED_CELLS = 2000;
+/** Shared bytes mirroring the worker's not-yet-posted stream text (the worker flushes at 32 KiB). */
+const TAIL_CAPACITY = 32 * 1024;
+
+/** [0] unconsumed stream chars, [1] unflushed tail bytes, [2] tail stream (1 stdout, 2 stderr), then the tail. */
+function createSharedState(): Int32Array {
+  return new Int32Array(new SharedArrayBuffer(16 + TAIL_CAPACITY), 0, 4);
+}
 let kernelSerial = 0;
 
 function validateOptions(options: JsKernelOptions): JsKernelOptions {
@@ -71,7 +79,7 @@ export class JsKernel implements Kernel {
   private readonly options: JsKernelOptions;
   private readonly name = `js${++kernelSerial}`;
   private worker: Worker | undefined;
-  private backlog = new Int32Array(new SharedArrayBuffer(4));
+  private shared = createSharedState();
   private starting: Promise<void> | undefined;
   private running: RunningCell | undefined;
   private queue: Promise<unknown> = Promise.resolve();
@@ -84,6 +92,8 @@ export class JsKernel implements Kernel {
   private isKilling = false;
   private exitListeners = new Set<(exit: KernelExit) => void>();
   private lastExit: KernelExit | undefined;
+  /** Per cell file name: where the rewrite moved columns, to report the user's own columns in stacks. */
+  private columnShifts = new Map<string, ColumnShift[]>();
 
   constructor(options: JsKernelOptions = {}) {
     this.options = validateOptions(options);
@@ -147,14 +157,15 @@ export class JsKernel implements Kernel {
   }
 
   private async spawnWorker(): Promise<void> {
-    this.backlog = new Int32Array(new SharedArrayBuffer(4));
+    this.shared = createSharedState();
     this.stderrTail = "";
     const worker = new Worker(buildJsWorkerSource(), {
       eval: true,
       name: `evalkit-${this.name}`,
       workerData: {
         cwd: this.cwd,
-        backlog: this.backlog.buffer,
+        shared: this.shared.buffer,
+        tailCapacity: TAIL_CAPACITY,
         backlogLimit: BACKLOG_LIMIT_CHARS,
         statusMime: STATUS_MIME,
       },
@@ -221,6 +232,8 @@ export class JsKernel implements Kernel {
     const executionCount = isCounted ? ++this.executionCount : null;
     const id = `${this.name}-${++this.cellSerial}`;
     const rewritten = rewriteJsCell(code);
+    const filename = executionCount === null ? "<cell>" : `<cell ${executionCount}>`;
+    this.rememberShifts(filename, rewritten.columnShifts);
     return new Promise<ExecuteOutcome>((resolve, reject) => {
       const cell: RunningCell = {
         id,
@@ -260,7 +273,7 @@ export class JsKernel implements Kernel {
         isAsync: rewritten.isAsync,
         hasResult: rewritten.hasResult,
         lineOffset: rewritten.lineOffset,
-        filename: executionCount === null ? "<cell>" : `<cell ${executionCount}>`,
+        filename,
         silent: options.silent === true,
         ...(options.cwd !== undefined ? { cwd: path.resolve(this.cwd, options.cwd) } : {}),
         ...(options.env ? { env: options.env } : {}),
@@ -284,8 +297,8 @@ export class JsKernel implements Kernel {
   private onMessage(message: WorkerMessage): void {
     switch (message.t) {
       case "stream":
-        Atomics.sub(this.backlog, 0, message.text.length);
-        Atomics.notify(this.backlog, 0);
+        Atomics.sub(this.shared, 0, message.text.length);
+        Atomics.notify(this.shared, 0);
         this.routeOutput({ type: "stream", name: message.name, text: message.text });
         return;
       case "output":
@@ -325,10 +338,31 @@ export class JsKernel implements Kernel {
     this.stray.push(output);
   }
 
-  private addOutput(cell: RunningCell, output: KernelOutput): void {
-    cell.options.onOutput?.(output);
-    if (output.type === "error")
+  private rememberShifts(filename: string, shifts: ColumnShift[]): void {
+    this.columnShifts.delete(filename);
+    if (shifts.length > 0) this.columnShifts.set(filename, shifts);
+    if (this.columnShifts.size > MAX_REMEMBERED_CELLS) {
+      const oldest = this.columnShifts.keys().next().value;
+      if (oldest !== undefined) this.columnShifts.delete(oldest);
+    }
+  }
+
+  private mapTraceback(traceback: string[]): string[] {
+    return traceback.map((line) =>
+      line.replace(/(<cell(?: \d+)?>):(\d+):(\d+)/g, (whole, file: string, row: string, col: string) => {
+        const shifts = this.columnShifts.get(file);
+        return shifts ? `${file}:${row}:${mapColumn(shifts, Number(row), Number(col))}` : whole;
+      }),
+    );
+  }
+
+  private addOutput(cell: RunningCell, original: KernelOutput): void {
+    let output = original;
+    if (output.type === "error") {
+      output = { ...output, traceback: this.mapTraceback(output.traceback) };
       cell.error = { ename: output.ename, evalue: output.evalue, traceback: output.traceback };
+    }
+    cell.options.onOutput?.(output);
     if (output.type !== "stream") {
       cell.outputs.push(output);
       return;
@@ -386,14 +420,29 @@ export class JsKernel implements Kernel {
     this.worker = undefined;
     this.starting = undefined;
     this.isKilling = false;
-    Atomics.store(this.backlog, 0, 0);
-    Atomics.notify(this.backlog, 0);
+    this.recoverUnflushedStream();
     const exit: KernelExit = { exitCode, signal: null, requested, stderrTail: this.stderrTail };
     this.lastExit = exit;
     const cell = this.running;
     this.running = undefined;
     if (cell) cell.reject(this.deathError(exit, this.isClosed));
     for (const listener of this.exitListeners) listener(exit);
+  }
+
+  /** A worker killed in a busy loop never flushed its last lines; they are still in shared memory. */
+  private recoverUnflushedStream(): void {
+    const bytes = Atomics.load(this.shared, 1);
+    if (bytes > 0 && bytes <= TAIL_CAPACITY) {
+      const text = Buffer.from(this.shared.buffer, 16, bytes).toString("utf8");
+      this.routeOutput({
+        type: "stream",
+        name: Atomics.load(this.shared, 2) === 2 ? "stderr" : "stdout",
+        text,
+      });
+    }
+    Atomics.store(this.shared, 1, 0);
+    Atomics.store(this.shared, 0, 0);
+    Atomics.notify(this.shared, 0);
   }
 
   private deathError(exit: KernelExit, isShutdown: boolean): EvalkitError {

@@ -15,7 +15,12 @@ export interface RewrittenCell {
   lineOffset: number;
   /** False when acorn could not parse the cell: the code is passed through untouched so V8 reports the error. */
   isParsed: boolean;
+  /** Same-line insertions, so stack columns can be mapped back to the user's source. */
+  columnShifts: ColumnShift[];
 }
+
+/** `[line (1-based), original column (0-based), inserted text length, length change]` of one edit. */
+export type ColumnShift = [number, number, number, number];
 
 /** Name of the dynamic-import helper the worker defines in the context. */
 export const IMPORT_HELPER = "__evalkit_import";
@@ -112,8 +117,45 @@ function hasTopLevelAwait(program: Program): boolean {
   return found;
 }
 
+function sortEdits(edits: Edit[]): Edit[] {
+  return [...edits].sort((a, b) => a.start - b.start || a.end - b.end);
+}
+
+function describeShifts(source: string, edits: Edit[]): ColumnShift[] {
+  const shifts: ColumnShift[] = [];
+  let line = 1;
+  let lineStart = 0;
+  let scanned = 0;
+  for (const edit of sortEdits(edits)) {
+    for (; scanned < edit.start; scanned++) {
+      if (source.charCodeAt(scanned) === 10) {
+        line++;
+        lineStart = scanned + 1;
+      }
+    }
+    const delta = edit.text.length - (edit.end - edit.start);
+    if (delta !== 0 && !edit.text.includes("\n"))
+      shifts.push([line, edit.start - lineStart, edit.text.length, delta]);
+  }
+  return shifts;
+}
+
+/** Maps a 1-based column of the rewritten code back to the user's column on the same line. */
+export function mapColumn(shifts: ColumnShift[], line: number, column: number): number {
+  const generated = column - 1;
+  let running = 0;
+  for (const [shiftLine, original, inserted, delta] of shifts) {
+    if (shiftLine !== line) continue;
+    const start = original + running;
+    if (generated < start) break;
+    if (generated < start + inserted) return original + 1;
+    running += delta;
+  }
+  return generated - running + 1;
+}
+
 function applyEdits(source: string, edits: Edit[]): string {
-  const sorted = [...edits].sort((a, b) => a.start - b.start || a.end - b.end);
+  const sorted = sortEdits(edits);
   let out = "";
   let cursor = 0;
   for (const edit of sorted) {
@@ -254,8 +296,16 @@ function rewriteSync(program: Program, edits: Edit[]) {
 /** Rewrites one cell; never throws (unparseable code comes back untouched for V8 to report). */
 export function rewriteJsCell(source: string): RewrittenCell {
   const program = parseCell(source);
-  if (program === null)
-    return { code: source, isAsync: false, hasResult: true, lineOffset: 0, isParsed: false };
+  if (program === null) {
+    return {
+      code: source,
+      isAsync: false,
+      hasResult: true,
+      lineOffset: 0,
+      isParsed: false,
+      columnShifts: [],
+    };
+  }
   const edits: Edit[] = [];
   walk(program as unknown as AnyNode, (node) => {
     if (node.type === "ImportExpression")
@@ -264,13 +314,21 @@ export function rewriteJsCell(source: string): RewrittenCell {
   });
   const body = program.body as unknown as AnyNode[];
   const last = body[body.length - 1];
-  const hasResult = last?.type === "ExpressionStatement" && typeof last["directive"] !== "string";
+  const hasResult = last?.type === "ExpressionStatement";
   const isAsync = hasTopLevelAwait(program);
   // A hashbang line is only legal at the very start of a script; it is a comment for our purposes.
   if (source.startsWith("#!")) edits.push({ start: 0, end: 2, text: "//" });
   if (!isAsync) {
     rewriteSync(program, edits);
-    return { code: applyEdits(source, edits), isAsync: false, hasResult, lineOffset: 0, isParsed: true };
+    const columnShifts = describeShifts(source, edits);
+    return {
+      code: applyEdits(source, edits),
+      isAsync: false,
+      hasResult,
+      lineOffset: 0,
+      isParsed: true,
+      columnShifts,
+    };
   }
   const { prefix } = rewriteAsync(source, program, edits);
   if (hasResult && last) {
@@ -279,5 +337,6 @@ export function rewriteJsCell(source: string): RewrittenCell {
     edits.push({ start: expression.end, end: expression.end, text: ")" });
   }
   const code = `${prefix}\n${applyEdits(source, edits)}\n})()`;
-  return { code, isAsync: true, hasResult, lineOffset: -1, isParsed: true };
+  const columnShifts = describeShifts(source, edits);
+  return { code, isAsync: true, hasResult, lineOffset: -1, isParsed: true, columnShifts };
 }

@@ -14,27 +14,37 @@ const { StringDecoder } = require("node:string_decoder");
 
 const MAX_CHUNK_BYTES = 32768;
 const SAFE_CHUNK_CHARS = 10922; // 3 UTF-8 bytes per UTF-16 unit at most: always fits in MAX_CHUNK_BYTES
-const backlog = new Int32Array(workerData.backlog);
+const COALESCE_MS = 4;
+// Shared with the host: [0] stream characters posted but not yet consumed (backpressure),
+// [1] bytes of unflushed stream text mirrored in tailBytes, [2] its stream (1 stdout, 2 stderr).
+const shared = new Int32Array(workerData.shared, 0, 4);
+const tailBytes = Buffer.from(workerData.shared, 16, workerData.tailCapacity);
 const BACKLOG_LIMIT = workerData.backlogLimit;
 let kernelCwd = workerData.cwd;
 let current = null;
+let pendingName = null;
+let pendingText = "";
+let pendingBytes = 0;
+let pendingSince = 0;
+let lastPostAt = 0;
+let isFlushScheduled = false;
 
 function post(message) {
+  flushStreams();
   parentPort.postMessage(message);
 }
 
 // The host subtracts what it consumed; a cell that prints faster than the host reads blocks here instead of
 // queueing unbounded messages in the host's memory.
 function waitForBacklog() {
-  let pending = Atomics.load(backlog, 0);
+  let pending = Atomics.load(shared, 0);
   while (pending > BACKLOG_LIMIT) {
-    Atomics.wait(backlog, 0, pending, 100);
-    pending = Atomics.load(backlog, 0);
+    Atomics.wait(shared, 0, pending, 100);
+    pending = Atomics.load(shared, 0);
   }
 }
 
-function emitStream(name, text) {
-  if (typeof text !== "string" || text.length === 0) return;
+function postChunks(name, text) {
   let start = 0;
   while (start < text.length) {
     let end = Math.min(text.length, start + MAX_CHUNK_BYTES);
@@ -47,9 +57,54 @@ function emitStream(name, text) {
     }
     const piece = text.slice(start, end);
     waitForBacklog();
-    Atomics.add(backlog, 0, piece.length);
-    post({ t: "stream", name: name, text: piece });
+    Atomics.add(shared, 0, piece.length);
+    parentPort.postMessage({ t: "stream", name: name, text: piece });
     start = end;
+  }
+  lastPostAt = performance.now();
+}
+
+function flushStreams() {
+  if (pendingName === null) return;
+  const name = pendingName;
+  const text = pendingText;
+  pendingName = null;
+  pendingText = "";
+  pendingBytes = 0;
+  Atomics.store(shared, 1, 0);
+  postChunks(name, text);
+}
+
+function flushSoon() {
+  isFlushScheduled = false;
+  flushStreams();
+}
+
+// Small writes are coalesced (a print loop would otherwise cost one message per line). The unflushed text is
+// mirrored into shared memory so a worker killed in a busy loop still hands its last lines to the host.
+function emitStream(name, text) {
+  if (typeof text !== "string" || text.length === 0) return;
+  const bytes = Buffer.byteLength(text);
+  if (pendingName !== null && (pendingName !== name || pendingBytes + bytes > MAX_CHUNK_BYTES)) flushStreams();
+  if (bytes > MAX_CHUNK_BYTES) {
+    postChunks(name, text);
+    return;
+  }
+  const now = performance.now();
+  if (pendingName === null) {
+    pendingName = name;
+    pendingSince = now;
+    Atomics.store(shared, 2, name === "stdout" ? 1 : 2);
+  }
+  tailBytes.write(text, pendingBytes, "utf8");
+  pendingText += text;
+  pendingBytes += bytes;
+  Atomics.store(shared, 1, pendingBytes);
+  if (now - lastPostAt > COALESCE_MS || now - pendingSince > COALESCE_MS) {
+    flushStreams();
+  } else if (!isFlushScheduled) {
+    isFlushScheduled = true;
+    setImmediate(flushSoon);
   }
 }
 
