@@ -1,0 +1,57 @@
+"""IPython-style magics and shell escapes: a source transformer plus the helpers the rewritten code calls.
+
+install() only registers hooks; the transformer module is imported at the first cell and the magic
+implementations (subprocess, timeit, runpy, ...) at the first magic that runs.
+"""
+
+MAGIC_NAME = "__evalkit_magic__"
+SHELL_NAME = "__evalkit_shell__"
+
+
+def transform_source(source):
+    from .transform import transform
+
+    return transform(source)
+
+
+class _LazyHelper(object):
+    """Stands in the user namespace for a runtime object until its first use (keeps start-up cheap)."""
+
+    __slots__ = ("_module", "_attr", "_target")
+
+    def __init__(self, module, attr):
+        self._module = module
+        self._attr = attr
+        self._target = None
+
+    def _resolve(self):
+        if self._target is None:
+            import importlib
+
+            module = importlib.import_module(__name__ + "." + self._module)
+            self._target = getattr(module, self._attr)()
+        return self._target
+
+    def __getattr__(self, name):
+        return getattr(self._resolve(), name)
+
+    def __repr__(self):
+        return "<evalkit %s helper>" % self._attr
+
+
+_helpers = {
+    MAGIC_NAME: _LazyHelper("runtime", "MagicRuntime"),
+    SHELL_NAME: _LazyHelper("shell", "ShellRuntime"),
+}
+
+
+def _install_namespace(namespace):
+    namespace.update(_helpers)
+
+
+def install():
+    from .. import hooks
+
+    hooks.reserved_names.update(_helpers)
+    hooks.register_transformer(transform_source)
+    hooks.register_namespace_installer(_install_namespace)

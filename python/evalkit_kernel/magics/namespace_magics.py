@@ -1,0 +1,153 @@
+"""Line magics about the user's names: %who %who_ls %whos %reset %reset_selective."""
+
+import types
+
+from .runtime import UsageError, line_magic, user_namespace
+
+# IPython hides these too: they are the session's, not the user's.
+_HIDDEN = frozenset(["In", "Out", "exit", "quit", "get_ipython"])
+
+
+def _reserved():
+    try:
+        from .. import hooks
+
+        return hooks.reserved_names
+    except Exception:
+        return set()
+
+
+def is_evalkit_object(value):
+    """Functions, classes and modules that come from evalkit itself (prelude helpers, display, ...)."""
+    if isinstance(value, types.ModuleType):
+        name = getattr(value, "__name__", "") or ""
+    elif isinstance(value, (type, types.FunctionType, types.BuiltinFunctionType)):
+        name = getattr(value, "__module__", "") or ""
+    else:
+        return False
+    return name == "evalkit_kernel" or name.startswith("evalkit_kernel.")
+
+
+def is_user_name(name, value, reserved=None):
+    """True for names the user made: not private, not evalkit's, not the session's history."""
+    if name.startswith("_") or name in _HIDDEN:
+        return False
+    if name in (reserved if reserved is not None else _reserved()):
+        return False
+    return not is_evalkit_object(value)
+
+
+def user_names(ns, type_names=()):
+    reserved = _reserved()
+    names = []
+    for name, value in list(ns.items()):
+        if not is_user_name(name, value, reserved):
+            continue
+        if type_names and type(value).__name__ not in type_names:
+            continue
+        names.append(name)
+    return sorted(names)
+
+
+@line_magic("who_ls", summary="sorted list of your variable names")
+def magic_who_ls(ctx):
+    """%who_ls [TYPE...]: your names as a sorted list, optionally only values of the given type names."""
+    return user_names(user_namespace(), tuple(ctx.args.split()))
+
+
+@line_magic("who", summary="print your variable names")
+def magic_who(ctx):
+    """%who [TYPE...]: print your names (never evalkit's), optionally filtered by type name (int, str, ...)."""
+    names = user_names(user_namespace(), tuple(ctx.args.split()))
+    if not names:
+        print("Interactive namespace is empty." if not ctx.args.split() else "No variables match your requested type.")
+        return None
+    print("\t".join(names))
+
+
+def _describe(value):
+    shape = getattr(value, "shape", None)
+    if isinstance(shape, tuple) and hasattr(value, "dtype"):
+        return "%s: %s elements, type `%s`" % ("x".join(str(s) for s in shape), getattr(value, "size", "?"), value.dtype)
+    try:
+        text = str(value).replace("\n", "\\n")
+    except Exception:
+        text = "<unprintable %s>" % type(value).__name__
+    return text if len(text) < 50 else text[:25] + "<...>" + text[-25:]
+
+
+@line_magic("whos", summary="table of your variables with type and value")
+def magic_whos(ctx):
+    """%whos [TYPE...]: a table of your names with their type and a short value."""
+    ns = user_namespace()
+    names = user_names(ns, tuple(ctx.args.split()))
+    if not names:
+        print("Interactive namespace is empty." if not ctx.args.split() else "No variables match your requested type.")
+        return None
+    types_ = [type(ns[name]).__name__ for name in names]
+    name_w = max(len("Variable"), max(len(n) for n in names)) + 3
+    type_w = max(len("Type"), max(len(t) for t in types_)) + 3
+    lines = ["Variable".ljust(name_w) + "Type".ljust(type_w) + "Data/Info", "-" * (name_w + type_w + len("Data/Info"))]
+    for name, type_name in zip(names, types_):
+        lines.append(name.ljust(name_w) + type_name.ljust(type_w) + _describe(ns[name]))
+    print("\n".join(lines))
+
+
+def _keep_on_reset(name, value, reserved):
+    if name.startswith("__") and name.endswith("__") and len(name) > 4:
+        return True  # __name__, __builtins__, __doc__ ...
+    return name in _HIDDEN or name in reserved or is_evalkit_object(value)
+
+
+def reset_namespace(ns, predicate=None):
+    """Delete the user's names (all of them, or those predicate(name) accepts); returns how many went."""
+    reserved = _reserved()
+    doomed = [
+        name
+        for name, value in list(ns.items())
+        if not _keep_on_reset(name, value, reserved) and (predicate is None or predicate(name))
+    ]
+    for name in doomed:
+        ns.pop(name, None)
+    return len(doomed)
+
+
+def _reinstall(ns):
+    try:
+        from .. import hooks
+
+        hooks.install_namespace(ns)
+    except Exception as exc:
+        import sys
+
+        sys.stderr.write("evalkit: re-installing helpers after %%reset failed: %r\n" % (exc,))
+
+
+@line_magic("reset", summary="delete your variables (keeps evalkit's helpers); -f accepted")
+def magic_reset(ctx):
+    """%reset [-f]: delete every name you defined and the output history; evalkit's helpers stay.
+
+    There is no confirmation prompt (cells have no interactive stdin), so `-f` is implied.
+    """
+    words = ctx.args.split()
+    unknown = [w for w in words if w not in ("-f", "-s", "--aggressive")]
+    if unknown:
+        raise UsageError("%%reset: unsupported argument(s): %s (use %%reset or %%reset -f)" % " ".join(unknown))
+    ns = user_namespace()
+    reset_namespace(ns)
+    out = ns.get("Out")
+    if isinstance(out, dict):
+        out.clear()  # the output history keeps objects alive; IPython's %reset drops it too
+    _reinstall(ns)
+
+
+@line_magic("reset_selective", expand_args=False, summary="delete your variables whose names match a regex")
+def magic_reset_selective(ctx):
+    """%reset_selective [-f] REGEX: delete your names matching REGEX (re.search)."""
+    import re
+
+    words = [w for w in ctx.args.split() if w != "-f"]
+    if len(words) != 1:
+        raise UsageError("usage: %reset_selective [-f] REGEX")
+    pattern = re.compile(words[0])
+    reset_namespace(user_namespace(), lambda name: pattern.search(name) is not None)
