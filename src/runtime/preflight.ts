@@ -1,6 +1,6 @@
 // The preflight: run a candidate interpreter once, with a timeout, to learn its real path, version and implementation.
 import { spawn } from "node:child_process";
-import { realpathSync, statSync } from "node:fs";
+import { lookupPreflight, preflightCacheKey, storePreflight } from "./preflight-cache.js";
 
 /** What one successful run of a candidate reported about itself. */
 export interface PreflightInfo {
@@ -46,26 +46,6 @@ const PREFLIGHT_CODE = [
 export const PREFLIGHT_ARGS = ["-I", "-S", "-c", PREFLIGHT_CODE] as const;
 
 const OUTPUT_LIMIT = 64 * 1024;
-
-const cache = new Map<string, PreflightInfo>();
-
-/** Forgets every cached preflight result (tests; or after installing a new interpreter in place). */
-export function clearPreflightCache(): void {
-  cache.clear();
-}
-
-/**
- * The cache key of a candidate: its path plus identity of the file it points at. A rebuilt or upgraded
- * interpreter changes mtime/size/inode, so it is checked again instead of staying "valid" forever.
- */
-function cacheKeyOf(candidate: string): string | undefined {
-  try {
-    const stat = statSync(candidate);
-    return [candidate, realpathSync(candidate), stat.mtimeMs, stat.size, stat.ino].join("\0");
-  } catch {
-    return undefined;
-  }
-}
 
 function describeOutput(text: string): string {
   const flat = text.replace(/[\x00-\x1f\x7f]+/g, " ").trim();
@@ -176,15 +156,20 @@ export interface PreflightOptions {
   timeoutMs: number;
   /** Shims depend on cwd and environment (their version files), so their answers are never cached. */
   cacheable: boolean;
+  /** File that keeps successful answers across processes; undefined keeps them in memory only. */
+  diskCacheFile?: string;
 }
 
-/** Runs `candidate` once (or answers from the in-process cache) and reports what it is. */
+/** Runs `candidate` once (or answers from the cache) and reports what it is. */
 export async function runPreflight(candidate: string, options: PreflightOptions): Promise<PreflightOutcome> {
-  const key = options.cacheable ? cacheKeyOf(candidate) : undefined;
-  const hit = key === undefined ? undefined : cache.get(key);
+  const key = options.cacheable ? preflightCacheKey(candidate) : undefined;
+  const hit = key === undefined ? undefined : lookupPreflight(key, options.diskCacheFile);
   if (hit !== undefined) return { ...hit, cached: true, durationMs: 0 };
   const outcome = await runOnce(candidate, options.cwd, options.env, options.timeoutMs);
   // Only successes are cached: a timeout may be a loaded machine, a failure may be fixed a second later.
-  if (outcome.ok && key !== undefined) cache.set(key, outcome);
+  if (outcome.ok && key !== undefined) {
+    const { durationMs: _duration, cached: _cached, ...info } = outcome;
+    storePreflight(key, info, options.diskCacheFile);
+  }
   return outcome;
 }

@@ -31,11 +31,15 @@ const sourceNames = ["explicit", "VIRTUAL_ENV", "CONDA_PREFIX", "cwd-venv", "man
 const resolveOptionsSchema = z.object({
   python: z.string().min(1).optional(),
   cwd: z.string().min(1).optional(),
-  env: z.record(z.string(), z.union([z.string(), z.undefined()])).optional(),
+  // Checked for shape only: copying every variable through a record schema costs more than the lookup itself.
+  env: z
+    .custom<NodeJS.ProcessEnv>((value) => typeof value === "object" && value !== null, "expected an object")
+    .optional(),
   evalkitHome: z.string().min(1).optional(),
   skipCheck: z.boolean().optional(),
   preflightTimeoutMs: z.number().int().positive().optional(),
   excludeSources: z.array(z.enum(sourceNames)).optional(),
+  persistentCache: z.boolean().optional(),
   platform: z.string().optional(),
 });
 
@@ -53,6 +57,11 @@ export interface ResolvePythonOptions {
   skipCheck?: boolean;
   /** Per-candidate preflight timeout in ms (default 5000). */
   preflightTimeoutMs?: number;
+  /**
+   * Keep successful preflights in `$EVALKIT_HOME/cache/python-preflight.json` so the next process skips
+   * them too (default true; EVALKIT_PYTHON_CACHE=0 turns it off).
+   */
+  persistentCache?: boolean;
   /** Search steps to leave out. */
   excludeSources?: PythonSource[];
   /** Target platform rules (tests). Default process.platform. */
@@ -62,6 +71,7 @@ export interface ResolvePythonOptions {
 interface SearchContext extends CandidateContext {
   skipCheck: boolean;
   timeoutMs: number;
+  diskCacheFile?: string;
 }
 
 type CheckResult = { ok: true; resolved: ResolvedPython } | { ok: false; rejected: RejectedPython };
@@ -100,6 +110,10 @@ function buildContext(options: ResolvePythonOptions): SearchContext {
     };
   }
   if (options.excludeSources) ctx.excludeSources = options.excludeSources;
+  const cacheFlag = env.EVALKIT_PYTHON_CACHE;
+  if (options.persistentCache ?? !(cacheFlag !== undefined && /^(0|false|no|off)$/i.test(cacheFlag.trim()))) {
+    ctx.diskCacheFile = path.join(ctx.evalkitHome, "cache", "python-preflight.json");
+  }
   return ctx;
 }
 
@@ -138,6 +152,7 @@ async function checkCandidate(
       env: filterEnv(ctx.env, { allow: ["ASDF_*", "MISE_*"] }),
       timeoutMs: ctx.timeoutMs,
       cacheable: shim === undefined || shim.resolved !== undefined,
+      ...(ctx.diskCacheFile ? { diskCacheFile: ctx.diskCacheFile } : {}),
     });
     if (!outcome.ok) {
       const kind =

@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { isEvalkitError } from "../../src/errors.js";
-import { clearPreflightCache } from "../../src/runtime/preflight.js";
+import { clearPreflightCache } from "../../src/runtime/preflight-cache.js";
 import { describeCandidates, resolvePython } from "../../src/runtime/resolve-python.js";
 import {
   FIXTURES,

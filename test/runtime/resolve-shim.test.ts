@@ -10,7 +10,7 @@ import {
 } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
-import { clearPreflightCache } from "../../src/runtime/preflight.js";
+import { clearPreflightCache } from "../../src/runtime/preflight-cache.js";
 import { resolvePython } from "../../src/runtime/resolve-python.js";
 import { detectShim, resolvePyenvShim } from "../../src/runtime/resolve-shim.js";
 import { makeEnv, makePathDir, makeTempDir, REAL_PYTHON, removeTempDirs } from "./runtime-helpers.js";
@@ -139,6 +139,23 @@ describe("the preflight cache", () => {
     const later = new Date(Date.now() + 5000);
     utimesSync(python, later, later);
     await expect(resolvePython({ cwd, env })).rejects.toMatchObject({ code: "PYTHON_NOT_FOUND" });
+    expect(readFileSync(counter, "utf8")).toBe("run\nrun\n");
+  });
+
+  it("remembers a success across processes in $EVALKIT_HOME/cache unless turned off", async () => {
+    const dir = makeTempDir("cache");
+    const counter = path.join(dir, "runs");
+    writeScript(path.join(dir, "bin", "python3"), `echo run >> "${counter}"\nexec "${REAL_PYTHON}" "$@"`);
+    const env = makeEnv([path.join(dir, "bin")]);
+    await resolvePython({ cwd: dir, env });
+    clearPreflightCache(); // what a new process starts with
+    const fromDisk = await resolvePython({ cwd: dir, env });
+    expect(fromDisk.preflightMs).toBe(0);
+    expect(readFileSync(counter, "utf8")).toBe("run\n");
+    expect(existsSync(path.join(env.EVALKIT_HOME as string, "cache", "python-preflight.json"))).toBe(true);
+
+    clearPreflightCache();
+    await resolvePython({ cwd: dir, env: { ...env, EVALKIT_PYTHON_CACHE: "0" } });
     expect(readFileSync(counter, "utf8")).toBe("run\nrun\n");
   });
 
