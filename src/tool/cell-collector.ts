@@ -1,0 +1,256 @@
+// Collects one cell's outputs as they arrive: the bounded, redacted model text (via OutputSink), the images,
+// and the structured outputs for `details` (redacted, stream text capped so memory stays bounded).
+import type { TruncationInfo } from "../contracts/cell-result.js";
+import type { CellOutput, KernelOutput, MimeBundle, StreamOutput } from "../contracts/outputs.js";
+import type { ArtifactStore } from "../output/artifact-store.js";
+import {
+  DISPLAY_IMAGE_TYPES,
+  formatByteSize,
+  measureBase64Bytes,
+  readImageSize,
+} from "../output/display-images.js";
+import {
+  collectDisplayParts,
+  DEFAULT_MAX_IMAGE_BYTES,
+  type DisplayImage,
+  renderBundleText,
+} from "../output/display-render.js";
+import { toCellOutput } from "../output/display-updates.js";
+import { OutputSink, type OutputSinkOptions } from "../output/output-sink.js";
+import {
+  createRedactor,
+  createStreamRedactor,
+  type SecretValue,
+  type StreamRedactor,
+} from "../output/redact.js";
+import type { EvalOutputOptions } from "./tool-options.js";
+
+/** Default stream characters kept per cell in `details.cells[i].outputs`. */
+export const DEFAULT_RETAIN_STREAM_CHARS = 1024 * 1024;
+
+/** What a finished cell hands to the result. */
+export interface CollectedCell {
+  text: string;
+  outputs: CellOutput[];
+  images: DisplayImage[];
+  truncated?: TruncationInfo;
+  /** Facts about the collection itself (artifact could not be written, outputs capped). */
+  notices: string[];
+}
+
+export interface CellCollectorOptions {
+  output: EvalOutputOptions;
+  secrets: readonly SecretValue[];
+  artifactsDir: string | undefined;
+  store: ArtifactStore | undefined;
+}
+
+/** One cell's collector. `add()` each output in order, `finish()` once. */
+export class CellCollector {
+  private readonly sink: OutputSink;
+  private readonly sinkOptions: OutputSinkOptions;
+  private readonly redact: (text: string) => string;
+  private readonly streamRedactors: Record<"stdout" | "stderr", StreamRedactor>;
+  private readonly outputs: CellOutput[] = [];
+  private readonly images: DisplayImage[] = [];
+  private readonly retainLimit: number;
+  private readonly maxImageBytes: number;
+  private retainedChars = 0;
+  private isRetainCapped = false;
+  private hasRewrites = false;
+  private sawError = false;
+  private lastChar = "\n";
+  private openStream: StreamOutput | undefined;
+
+  constructor(private readonly options: CellCollectorOptions) {
+    const out = options.output;
+    this.sinkOptions = { secrets: options.secrets };
+    if (out.headBytes !== undefined) this.sinkOptions.headBytes = out.headBytes;
+    if (out.tailBytes !== undefined) this.sinkOptions.tailBytes = out.tailBytes;
+    if (out.maxLineChars !== undefined) this.sinkOptions.maxLineChars = out.maxLineChars;
+    if (out.keepAnsi !== undefined) this.sinkOptions.keepAnsi = out.keepAnsi;
+    if (options.store !== undefined) this.sinkOptions.store = options.store;
+    else if (options.artifactsDir !== undefined) this.sinkOptions.artifactDir = options.artifactsDir;
+    this.sink = new OutputSink(this.sinkOptions);
+    this.redact = createRedactor(options.secrets);
+    this.streamRedactors = {
+      stdout: createStreamRedactor(options.secrets),
+      stderr: createStreamRedactor(options.secrets),
+    };
+    this.retainLimit = out.retainStreamChars ?? DEFAULT_RETAIN_STREAM_CHARS;
+    this.maxImageBytes = out.maxImageBytes ?? DEFAULT_MAX_IMAGE_BYTES;
+  }
+
+  /** Adds one output as the kernel produced it. */
+  add(raw: KernelOutput | CellOutput): void {
+    if (raw.type === "stream") {
+      if (raw.text === "") return;
+      this.pushText(raw.text);
+      this.retainStream(raw.name, raw.text);
+      return;
+    }
+    this.closeStream();
+    const output = toCellOutput(raw);
+    switch (output.type) {
+      case "status":
+        this.outputs.push(this.redactDeep(output) as CellOutput);
+        return;
+      case "clear_output":
+        this.hasRewrites = true;
+        this.outputs.push(output);
+        return;
+      case "error": {
+        this.sawError = true;
+        const redacted = {
+          type: "error" as const,
+          ename: this.redact(output.ename),
+          evalue: this.redact(output.evalue),
+          traceback: output.traceback.map(this.redact),
+        };
+        this.outputs.push(redacted);
+        this.pushBlock(
+          output.traceback.length > 0 ? output.traceback.join("\n") : `${output.ename}: ${output.evalue}`,
+        );
+        return;
+      }
+      case "stream":
+        // toCellOutput never turns a display into a stream; streams were handled above.
+        return;
+      case "display":
+      case "result": {
+        if (output.update) this.hasRewrites = true;
+        const data = this.redactDeep(output.data) as MimeBundle;
+        this.outputs.push({ ...output, data });
+        const lines: string[] = [];
+        const text = renderBundleText(output.data, this.renderOptions());
+        if (text) lines.push(text);
+        for (const mime of DISPLAY_IMAGE_TYPES) lines.push(...this.takeImage(mime, output.data[mime]));
+        if (lines.length > 0) this.pushBlock(lines.join("\n"));
+      }
+    }
+  }
+
+  /** True once an error output was added. */
+  get hasError(): boolean {
+    return this.sawError;
+  }
+
+  /** The text so far (for live updates). */
+  snapshot(): string {
+    return this.sink.snapshot();
+  }
+
+  /** Ends the cell: closes the sink (artifact) and returns text, outputs and images. */
+  finish(): CollectedCell {
+    this.closeStream();
+    const result = this.sink.finish();
+    const notices: string[] = [];
+    if (result.artifactError !== undefined)
+      notices.push(`full output could not be saved: ${result.artifactError}`);
+    if (this.isRetainCapped) {
+      const where = result.truncated ? ` (full output: ${result.truncated.artifact})` : "";
+      notices.push(
+        `stream output past ${this.retainLimit.toLocaleString("en-US")} characters is not kept in details.outputs${where}`,
+      );
+    }
+    const collected: CollectedCell = {
+      text: result.text,
+      outputs: this.outputs,
+      images: this.images,
+      notices,
+    };
+    if (result.truncated) collected.truncated = result.truncated;
+    // Display updates and clear_output change what was shown earlier: when everything is still at hand,
+    // show the final state (as a notebook would) instead of every intermediate one.
+    if (this.hasRewrites && !result.truncated && !this.isRetainCapped) {
+      const parts = collectDisplayParts(this.outputs, this.renderOptions());
+      const sink = new OutputSink(this.sinkOptions);
+      sink.push(parts.text);
+      const final = sink.finish();
+      collected.text = final.text;
+      collected.images = parts.images.filter((image) => image.bytes <= this.maxImageBytes);
+      if (final.truncated) collected.truncated = final.truncated;
+    }
+    return collected;
+  }
+
+  private renderOptions(): { jsonTextLimit?: number; maxImageBytes: number } {
+    const options: { jsonTextLimit?: number; maxImageBytes: number } = { maxImageBytes: this.maxImageBytes };
+    if (this.options.output.jsonTextLimit !== undefined)
+      options.jsonTextLimit = this.options.output.jsonTextLimit;
+    return options;
+  }
+
+  private takeImage(mimeType: string, value: unknown): string[] {
+    if (typeof value !== "string") return [];
+    const data = mimeType === "image/svg+xml" ? Buffer.from(value, "utf8").toString("base64") : value;
+    const image: DisplayImage = { mimeType, data, bytes: measureBase64Bytes(data) };
+    const size = readImageSize(mimeType, data);
+    if (size) {
+      image.width = size.width;
+      image.height = size.height;
+    }
+    const dims = image.width !== undefined ? ` ${image.width}x${image.height}` : "";
+    const described = `${mimeType}${dims}, ${formatByteSize(image.bytes)}`;
+    if (image.bytes > this.maxImageBytes) {
+      return [
+        `[${described}: too large to show (limit ${formatByteSize(this.maxImageBytes)}); kept in details]`,
+      ];
+    }
+    this.images.push(image);
+    return [`[image ${this.images.length}: ${described}]`];
+  }
+
+  /** Rich outputs and errors stand on their own lines. */
+  private pushBlock(text: string): void {
+    if (this.lastChar !== "\n") this.pushText("\n");
+    this.pushText(text.endsWith("\n") ? text : `${text}\n`);
+  }
+
+  private pushText(text: string): void {
+    if (text === "") return;
+    this.sink.push(text);
+    this.lastChar = text[text.length - 1]!;
+  }
+
+  private retainStream(name: "stdout" | "stderr", text: string): void {
+    if (this.openStream && this.openStream.name !== name) this.closeStream();
+    this.appendRetained(name, this.streamRedactors[name].push(text));
+  }
+
+  /** Releases the text a stream redactor held back, so the next output lands after it. */
+  private closeStream(): void {
+    const open = this.openStream;
+    if (!open) return;
+    this.appendRetained(open.name, this.streamRedactors[open.name].flush());
+    this.openStream = undefined;
+  }
+
+  private appendRetained(name: "stdout" | "stderr", text: string): void {
+    if (this.isRetainCapped) return;
+    if (this.openStream === undefined) {
+      this.openStream = { type: "stream", name, text: "" };
+      this.outputs.push(this.openStream);
+    }
+    if (text === "") return;
+    const room = this.retainLimit - this.retainedChars;
+    const kept = text.length <= room ? text : text.slice(0, Math.max(0, room));
+    this.openStream.text += kept;
+    this.retainedChars += kept.length;
+    if (kept.length < text.length) {
+      this.isRetainCapped = true;
+      this.openStream.text += "\n… [further stream output not kept here; see the cell's text / artifact]\n";
+    }
+  }
+
+  private redactDeep(value: unknown, key = ""): unknown {
+    if (typeof value === "string") return key.startsWith("image/") ? value : this.redact(value);
+    if (Array.isArray(value)) return value.map((v) => this.redactDeep(v));
+    if (value !== null && typeof value === "object") {
+      const out: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(value)) out[k] = this.redactDeep(v, k);
+      return out;
+    }
+    return value;
+  }
+}

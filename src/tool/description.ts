@@ -1,0 +1,71 @@
+// The model-facing description of the eval tool: what cells are, state, timeouts, magics, helpers, artifacts.
+import type { CellLanguage } from "../contracts/cell-result.js";
+import type { KernelMode } from "../session/session-types.js";
+
+export interface DescriptionOptions {
+  /** Languages advertised (enabled and, for Python, not known to be broken). */
+  languages: readonly CellLanguage[];
+  mode: KernelMode;
+  defaultTimeout: number;
+  maxTimeout: number;
+}
+
+/** A few short paragraphs telling a model how to use the tool; only enabled backends are mentioned. */
+export function buildEvalDescription(options: DescriptionOptions): string {
+  const hasPy = options.languages.includes("py");
+  const hasJs = options.languages.includes("js");
+  const paragraphs: string[] = [];
+
+  const runtimes =
+    hasPy && hasJs
+      ? 'Python ("py", the default) or JavaScript ("js", Node.js)'
+      : hasPy
+        ? 'Python ("py")'
+        : 'JavaScript ("js", Node.js)';
+  paragraphs.push(
+    `Runs code cells in ${runtimes} and returns everything they printed or displayed. Pass ` +
+      "`cells: [{ code, language?, title?, timeout?, reset? }]`; cells run in order, and the first cell that " +
+      "fails (error, timeout, cancel) stops the call: later cells are reported as skipped. The value of a " +
+      "cell's last expression is shown, like in a notebook.",
+  );
+
+  const state =
+    options.mode === "session"
+      ? "State persists: variables, imports and files from earlier cells and earlier calls stay available " +
+        `(one interpreter per language). \`reset: true\` on a cell starts that language's interpreter fresh.`
+      : "Each call starts fresh interpreters (one per language); state is shared by the cells of one call only.";
+  paragraphs.push(
+    `${state} Each cell may run ${options.defaultTimeout}s by default; set \`timeout\` (seconds, up to ` +
+      `${options.maxTimeout}) for longer work. A timed-out cell is interrupted and its interpreter kept.`,
+  );
+
+  if (hasPy) {
+    paragraphs.push(
+      "Python cells accept IPython-style magics: `%pip install pkg`, `!ls -la` (or `files = !ls`), `%cd`, " +
+        "`%env`, `%time`, `%%bash` / `%%sh` cell bodies, `%%writefile path`, `%%capture`, `%run script.py`. " +
+        "Helpers are predefined: `display(obj)` (rich output: DataFrames, images, HTML, matplotlib figures show " +
+        "automatically), `env()`, `read(path)`, `write(path, text)`, `output(id)`, `log(msg)`, `phase(title)`, " +
+        "`parallel(thunks)`, `pipeline(items, *stages)`, and `tool.<name>(**args)`, `completion(prompt)`, " +
+        "`agent(prompt)`, which call the host program (available when it provides them). `input()` is not available.",
+    );
+  }
+  if (hasJs) {
+    paragraphs.push(
+      "JavaScript cells run in a Node.js context with top-level `await`, `require` and `import()`; " +
+        "`console.log` and `display(value)` produce output. Helpers: `env()`, `read(path)`, `write(path, text)`, " +
+        "`log(msg)`, `phase(title)`, and the host calls `await tool.<name>(args)`, `await completion(prompt)`, " +
+        "`await agent(prompt)`, `await parallel(thunks)`.",
+    );
+  }
+
+  const reader = hasPy
+    ? ' Read it with `output("<id>")` in a Python cell (offset/limit page through it).'
+    : "";
+  paragraphs.push(
+    "Long output is shortened to its head and tail with a notice like " +
+      "`… N lines / N bytes omitted; full output: artifact://<id>`; nothing is lost." +
+      reader +
+      " Prefer printing summaries over dumping huge data.",
+  );
+  return paragraphs.join("\n\n");
+}

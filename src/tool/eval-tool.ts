@@ -1,0 +1,201 @@
+// createEvalTool: the framework-agnostic eval tool (schema, description, exclusive execute, dispose).
+import type { CellLanguage } from "../contracts/cell-result.js";
+import { EvalkitError } from "../errors.js";
+import { type ArtifactStore, createArtifactStore } from "../output/artifact-store.js";
+import { createRedactor } from "../output/redact.js";
+import { collectSecretValues } from "../runtime/env-filter.js";
+import { ConcurrencyLimiter } from "../session/concurrency-limiter.js";
+import { SessionManager } from "../session/session-manager.js";
+import type { SessionManagerOptions } from "../session/session-types.js";
+import { BackendSelector, type EvalBackendStatus } from "./backends.js";
+import { buildEvalDescription } from "./description.js";
+import {
+  createEvalInputSchema,
+  type EvalInputSchema,
+  type JsonSchemaObject,
+  parseEvalInput,
+  toInputJsonSchema,
+} from "./input-schema.js";
+import { composeCellText } from "./result-content.js";
+import { type EvalProgress, type EvalToolResult, runEvalCall } from "./run-call.js";
+import { type EvalToolOptions, type ResolvedToolOptions, resolveToolOptions } from "./tool-options.js";
+
+/** Per-call context of `execute`. */
+export interface EvalExecuteContext {
+  /** Aborting cancels the running cell (interrupt, then kill after the grace) and skips the rest. */
+  signal?: AbortSignal;
+  /** Partial results while cells run (throttled to one per `updateIntervalMs`). */
+  onUpdate?: (progress: EvalProgress) => void;
+}
+
+/** The eval tool: mount `name`, `description` and `inputSchema` in an agent framework; call `execute`. */
+export interface EvalTool {
+  readonly name: "eval";
+  /** Model-facing description; mentions only the backends that are enabled (and not known broken). */
+  readonly description: string;
+  /** JSON Schema of the input (generated from `zodSchema`; `language` narrowed to what is advertised). */
+  readonly inputSchema: JsonSchemaObject;
+  /** The zod schema that validates input (accepts every enabled language). */
+  readonly zodSchema: EvalInputSchema;
+  /**
+   * Runs the cells. Throws EvalkitError INVALID_INPUT for invalid input and DISPOSED after `dispose()`;
+   * everything that happens in a cell (exceptions, timeouts, a missing interpreter) is in the result.
+   * Calls on one tool never overlap: a second call waits for the first.
+   */
+  execute(input: unknown, context?: EvalExecuteContext): Promise<EvalToolResult>;
+  /** Checks the backends now (Python preflight); afterwards `description`/`inputSchema` reflect the result. */
+  checkBackends(): Promise<EvalBackendStatus>;
+  /** Cancels what runs and shuts down every kernel this tool started. */
+  dispose(): Promise<void>;
+}
+
+/** Creates the eval tool. `createEvalTool({})` works: interpreter found by the runtime layer, session mode. */
+export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
+  const config = resolveToolOptions(options);
+  const backends = new BackendSelector(config.enabled, config.python, config.cwd);
+  const zodSchema = createEvalInputSchema({
+    languages: config.enabled,
+    maxTimeout: config.maxTimeout,
+    defaultTimeout: config.defaultTimeout,
+  });
+  const manager = config.manager ?? new SessionManager(buildManagerOptions(config));
+  const isManagerOwned = config.manager === undefined;
+  const exclusive = new ConcurrencyLimiter(1);
+  const pinned = new Set<string>();
+  let store: ArtifactStore | undefined;
+  let isDisposed = false;
+  let disposing: Promise<void> | undefined;
+
+  const advertised = (): CellLanguage[] => backends.advertisedLanguages;
+  const schemaFor = (languages: readonly CellLanguage[]) =>
+    toInputJsonSchema(
+      createEvalInputSchema({
+        languages,
+        maxTimeout: config.maxTimeout,
+        defaultTimeout: config.defaultTimeout,
+      }),
+    );
+
+  const getStore = (): ArtifactStore => {
+    store ??= createArtifactStore(config.artifactsDir !== undefined ? { dir: config.artifactsDir } : {});
+    return store;
+  };
+
+  const execute = async (input: unknown, context: EvalExecuteContext = {}): Promise<EvalToolResult> => {
+    if (isDisposed) throw new EvalkitError("DISPOSED", "the eval tool was disposed");
+    const parsed = parseEvalInput(zodSchema, input);
+    const { signal } = context;
+    let release: () => void;
+    try {
+      release = await exclusive.acquire(signal);
+    } catch {
+      return cancelledBeforeStart(
+        parsed.cells,
+        "eval call cancelled while waiting for an earlier call to finish",
+      );
+    }
+    try {
+      if (isDisposed) throw new EvalkitError("DISPOSED", "the eval tool was disposed");
+      // Read per call: a secret set in the host environment after the tool was created is still hidden.
+      const secrets = collectSecretValues({ ...process.env, ...config.env });
+      const result = await runEvalCall({
+        input: parsed,
+        openCall: () =>
+          manager.openCall({
+            sessionId: config.sessionId,
+            cwd: config.cwd,
+            ...(signal ? { signal } : {}),
+          }),
+        backends,
+        defaultTimeout: config.defaultTimeout,
+        output: config.output,
+        secrets,
+        artifactsDir: config.artifactsDir,
+        store: getStore(),
+        redact: createRedactor(secrets),
+        onUpdate: context.onUpdate,
+        updateIntervalMs: config.updateIntervalMs,
+      });
+      // Artifacts this tool handed out stay readable while it lives (pruning skips pinned ones).
+      for (const cell of result.details.cells) {
+        const uri = cell.truncated?.artifact;
+        if (uri !== undefined && !pinned.has(uri)) {
+          pinned.add(uri);
+          getStore().pin(uri.replace(/^artifact:\/\//, ""));
+        }
+      }
+      return result;
+    } finally {
+      release();
+    }
+  };
+
+  return {
+    name: "eval",
+    get description() {
+      return buildEvalDescription({
+        languages: advertised(),
+        mode: manager.mode,
+        defaultTimeout: config.defaultTimeout,
+        maxTimeout: config.maxTimeout,
+      });
+    },
+    get inputSchema() {
+      return schemaFor(advertised());
+    },
+    zodSchema,
+    execute,
+    checkBackends: () => backends.status(),
+    dispose() {
+      disposing ??= (async () => {
+        isDisposed = true;
+        if (isManagerOwned) await manager.dispose();
+        for (const uri of pinned) store?.unpin(uri.replace(/^artifact:\/\//, ""));
+        pinned.clear();
+      })();
+      return disposing;
+    },
+  };
+}
+
+function buildManagerOptions(config: ResolvedToolOptions): SessionManagerOptions {
+  const options: SessionManagerOptions = {
+    mode: config.mode,
+    env: config.env,
+    defaultTimeoutSec: config.defaultTimeout,
+    maxTimeoutSec: config.maxTimeout,
+  };
+  if (config.python !== undefined) options.python = config.python;
+  if (config.launcher !== undefined) options.launcher = config.launcher;
+  if (config.handlers !== undefined) options.bridge = config.handlers;
+  if (config.interruptGraceMs !== undefined) options.interruptGraceMs = config.interruptGraceMs;
+  if (config.createKernel !== undefined) options.createKernel = config.createKernel;
+  return options;
+}
+
+function cancelledBeforeStart(
+  cells: { language?: CellLanguage; title?: string }[],
+  reason: string,
+): EvalToolResult {
+  const results = cells.map((cell, index) => {
+    const notice = index === 0 ? reason : "not run: the call was cancelled";
+    return {
+      index,
+      ...(cell.title !== undefined ? { title: cell.title } : {}),
+      language: cell.language ?? ("py" as const),
+      status: index === 0 ? ("cancelled" as const) : ("skipped" as const),
+      executionCount: null,
+      durationMs: 0,
+      text: composeCellText("", [notice]),
+      outputs: [],
+      notices: [notice],
+    };
+  });
+  return {
+    content: results.map((cell) => ({
+      type: "text" as const,
+      text: `[${cell.index + 1}/${results.length}] ${cell.title ?? cell.language} (${cell.status})\n${cell.text}`,
+    })),
+    details: { ok: false, cells: results },
+  };
+}

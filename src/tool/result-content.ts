@@ -1,0 +1,70 @@
+// What a model reads from an eval call: one text block per cell under a `[i/n] title` header, then its images.
+import type { CellLanguage, CellResult, CellStatus } from "../contracts/cell-result.js";
+import { MODEL_IMAGE_TYPES } from "../output/display-images.js";
+import type { DisplayImage } from "../output/display-render.js";
+
+/** A text block. */
+export interface EvalTextContent {
+  type: "text";
+  text: string;
+}
+
+/** An image block: base64 data. */
+export interface EvalImageContent {
+  type: "image";
+  data: string;
+  mimeType: string;
+}
+
+/** One block of what the model reads. */
+export type EvalContent = EvalTextContent | EvalImageContent;
+
+const STATUS_WORDS: Record<CellStatus, string> = {
+  ok: "",
+  error: "error",
+  timeout: "timed out",
+  cancelled: "cancelled",
+  killed: "killed",
+  died: "kernel died",
+  skipped: "skipped",
+};
+
+const LANGUAGE_NAMES: Record<CellLanguage, string> = { py: "python", js: "javascript" };
+
+/** `[2/3] load data (error)`; a cell without a title is named by its language. */
+export function formatCellHeader(
+  cell: Pick<CellResult, "index" | "title" | "language" | "status">,
+  total: number,
+) {
+  const name = cell.title?.trim() ? cell.title.trim() : LANGUAGE_NAMES[cell.language];
+  const status = STATUS_WORDS[cell.status];
+  return `[${cell.index + 1}/${total}] ${name}${status ? ` (${status})` : ""}`;
+}
+
+/** The cell's text as the model reads it: output (already bounded) followed by one line per notice. */
+export function composeCellText(body: string, notices: readonly string[]): string {
+  const lines = notices.map((notice) => `[notice] ${notice}`);
+  if (lines.length === 0) return body;
+  const separator = body === "" || body.endsWith("\n") ? "" : "\n";
+  return `${body}${separator}${lines.join("\n")}`;
+}
+
+/** Text and image blocks for every cell, in order. `images[i]` are cell i's images. */
+export function buildContent(
+  cells: readonly CellResult[],
+  images: readonly (readonly DisplayImage[])[],
+): EvalContent[] {
+  const content: EvalContent[] = [];
+  cells.forEach((cell, i) => {
+    const header = formatCellHeader(cell, cells.length);
+    const body =
+      cell.text === "" ? (cell.status === "ok" ? "(no output)" : "") : cell.text.replace(/\n+$/, "");
+    content.push({ type: "text", text: body === "" ? header : `${header}\n${body}` });
+    for (const image of images[i] ?? []) {
+      if (MODEL_IMAGE_TYPES.includes(image.mimeType)) {
+        content.push({ type: "image", data: image.data, mimeType: image.mimeType });
+      }
+    }
+  });
+  return content;
+}

@@ -1,0 +1,238 @@
+// One eval call: cells in order on the session's kernels, stop at the first cell not `ok`, live updates, results.
+import type { CellLanguage, CellResult, EvalDetails } from "../contracts/cell-result.js";
+import type { CellErrorInfo } from "../contracts/outputs.js";
+import { EvalkitError, isEvalkitError } from "../errors.js";
+import type { ArtifactStore } from "../output/artifact-store.js";
+import type { DisplayImage } from "../output/display-render.js";
+import type { SecretValue } from "../output/redact.js";
+import type { SessionCall } from "../session/session-call.js";
+import type { SessionCellOutcome } from "../session/session-types.js";
+import type { BackendSelector } from "./backends.js";
+import { CellCollector } from "./cell-collector.js";
+import type { EvalInput } from "./input-schema.js";
+import { buildContent, composeCellText, type EvalContent } from "./result-content.js";
+import type { EvalOutputOptions } from "./tool-options.js";
+
+/** What `onUpdate` receives while a call runs: finished cells plus the running cell's text so far. */
+export interface EvalProgress {
+  content: EvalContent[];
+  /** Finished cells only (`ok` stays false until the call ends). */
+  details: EvalDetails;
+  /** The cell running now and its output so far (bounded like the final text). */
+  running?: { index: number; language: CellLanguage; title?: string; text: string; elapsedMs: number };
+}
+
+/** The result of an eval call. */
+export interface EvalToolResult {
+  content: EvalContent[];
+  details: EvalDetails;
+}
+
+export interface RunCallContext {
+  input: EvalInput;
+  /** Opens the session call; may throw (bad cwd...), which fails the first cell. */
+  openCall: () => SessionCall;
+  backends: BackendSelector;
+  defaultTimeout: number;
+  output: EvalOutputOptions;
+  secrets: readonly SecretValue[];
+  artifactsDir: string | undefined;
+  store: ArtifactStore | undefined;
+  redact: (text: string) => string;
+  onUpdate: ((progress: EvalProgress) => void) | undefined;
+  updateIntervalMs: number;
+}
+
+/** Runs the call's cells and builds `{ content, details }`. Never throws for what happens in a cell. */
+export async function runEvalCall(ctx: RunCallContext): Promise<EvalToolResult> {
+  const { input } = ctx;
+  const cells: CellResult[] = [];
+  const images: DisplayImage[][] = [];
+  const resetDone = new Set<CellLanguage>();
+  let call: SessionCall | undefined;
+  let stopReason: string | undefined;
+  try {
+    for (const [index, cell] of input.cells.entries()) {
+      const base = { index, ...(cell.title !== undefined ? { title: cell.title } : {}) };
+      if (stopReason !== undefined) {
+        cells.push({
+          ...base,
+          language: cell.language ?? "py",
+          status: "skipped",
+          executionCount: null,
+          durationMs: 0,
+          text: composeCellText("", [stopReason]),
+          outputs: [],
+          notices: [stopReason],
+        });
+        images.push([]);
+        continue;
+      }
+      const route = await ctx.backends.route(cell.language);
+      const startedAt = performance.now();
+      const collector = new CellCollector({
+        output: ctx.output,
+        secrets: ctx.secrets,
+        artifactsDir: ctx.artifactsDir,
+        store: ctx.store,
+      });
+      const notices: string[] = [];
+      let outcome: SessionCellOutcome;
+      if (route.kind === "unavailable") {
+        outcome = failedOutcome({ ename: route.ename, evalue: route.message, traceback: [] });
+      } else {
+        if (route.notice) notices.push(route.notice);
+        const isReset = cell.reset === true || (input.reset === true && !resetDone.has(route.language));
+        resetDone.add(route.language);
+        const updater = createUpdater(ctx, cells, images, {
+          index,
+          language: route.language,
+          title: cell.title,
+          startedAt,
+          collector,
+        });
+        try {
+          call ??= ctx.openCall();
+          outcome = await call.run({
+            language: route.language,
+            code: cell.code,
+            timeoutSec: cell.timeout ?? input.timeout ?? ctx.defaultTimeout,
+            ...(isReset ? { reset: true } : {}),
+            onOutput: (output) => {
+              collector.add(output);
+              updater.schedule();
+            },
+          });
+        } catch (err) {
+          outcome = outcomeFromHostError(err);
+        } finally {
+          updater.stop();
+        }
+      }
+      const language = route.language;
+      if (outcome.error && !collector.hasError) {
+        collector.add({ type: "error", ...outcome.error });
+      }
+      const collected = collector.finish();
+      const allNotices = [...notices, ...outcome.notices.map(ctx.redact), ...collected.notices];
+      const result: CellResult = {
+        ...base,
+        language,
+        status: outcome.status,
+        executionCount: outcome.executionCount,
+        durationMs: Math.round(outcome.durationMs || performance.now() - startedAt),
+        text: composeCellText(collected.text, allNotices),
+        outputs: collected.outputs,
+      };
+      if (outcome.error) result.error = redactError(outcome.error, ctx.redact);
+      if (collected.truncated) result.truncated = collected.truncated;
+      if (allNotices.length > 0) result.notices = allNotices;
+      cells.push(result);
+      images.push(collected.images);
+      if (result.status !== "ok") {
+        stopReason = `not run: cell ${index + 1} ended with status "${result.status}"`;
+      }
+      emit(ctx, cells, images);
+    }
+  } finally {
+    await call?.close();
+  }
+  const details: EvalDetails = { ok: cells.every((c) => c.status === "ok"), cells };
+  return { content: buildContent(cells, images), details };
+}
+
+function emit(
+  ctx: RunCallContext,
+  cells: CellResult[],
+  images: DisplayImage[][],
+  running?: EvalProgress["running"],
+) {
+  if (!ctx.onUpdate) return;
+  const content = buildContent(cells, images);
+  if (running) {
+    const header = `[${running.index + 1}/${ctx.input.cells.length}] ${running.title ?? (running.language === "py" ? "python" : "javascript")} (running)`;
+    content.push({ type: "text", text: running.text === "" ? header : `${header}\n${running.text}` });
+  }
+  const progress: EvalProgress = { content, details: { ok: false, cells: [...cells] } };
+  if (running) progress.running = running;
+  try {
+    ctx.onUpdate(progress);
+  } catch {
+    // A failing listener must not break the call.
+  }
+}
+
+interface RunningCellInfo {
+  index: number;
+  language: CellLanguage;
+  title: string | undefined;
+  startedAt: number;
+  collector: CellCollector;
+}
+
+/** Throttles live updates: at most one per interval while output flows, one right away when a cell starts. */
+function createUpdater(
+  ctx: RunCallContext,
+  cells: CellResult[],
+  images: DisplayImage[][],
+  cell: RunningCellInfo,
+) {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let last = 0;
+  let isStopped = false;
+  const fire = () => {
+    timer = undefined;
+    if (isStopped) return;
+    last = performance.now();
+    const running: NonNullable<EvalProgress["running"]> = {
+      index: cell.index,
+      language: cell.language,
+      text: cell.collector.snapshot(),
+      elapsedMs: Math.round(last - cell.startedAt),
+    };
+    if (cell.title !== undefined) running.title = cell.title;
+    emit(ctx, cells, images, running);
+  };
+  if (ctx.onUpdate) fire();
+  return {
+    schedule() {
+      if (!ctx.onUpdate || isStopped || timer !== undefined) return;
+      const wait = Math.max(0, ctx.updateIntervalMs - (performance.now() - last));
+      timer = setTimeout(fire, wait);
+    },
+    stop() {
+      isStopped = true;
+      if (timer !== undefined) clearTimeout(timer);
+      timer = undefined;
+    },
+  };
+}
+
+function failedOutcome(error: CellErrorInfo, notices: string[] = []): SessionCellOutcome {
+  return { status: "error", executionCount: null, outputs: [], error, durationMs: 0, notices };
+}
+
+/** A host-side failure (interpreter missing, kernel would not start, bad cwd) reported as the cell's error. */
+function outcomeFromHostError(err: unknown): SessionCellOutcome {
+  if (isEvalkitError(err, "DISPOSED") || isEvalkitError(err, "ABORTED")) {
+    return { status: "cancelled", executionCount: null, outputs: [], durationMs: 0, notices: [err.message] };
+  }
+  if (err instanceof EvalkitError) {
+    return failedOutcome({ ename: toErrorName(err.code), evalue: err.message, traceback: [] });
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return failedOutcome({ ename: "InternalError", evalue: message, traceback: [] });
+}
+
+/** `KERNEL_START_FAILED` → `KernelStartFailed`. */
+function toErrorName(code: string): string {
+  return code
+    .toLowerCase()
+    .split("_")
+    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+    .join("");
+}
+
+function redactError(error: CellErrorInfo, redact: (text: string) => string): CellErrorInfo {
+  return { ename: redact(error.ename), evalue: redact(error.evalue), traceback: error.traceback.map(redact) };
+}

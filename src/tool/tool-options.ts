@@ -1,0 +1,220 @@
+// Options of createEvalTool: their shape, zod validation naming the option, and the EVALKIT_PY/EVALKIT_JS flags.
+import { statSync } from "node:fs";
+import { resolve } from "node:path";
+import { z } from "zod";
+import type { CellLanguage } from "../contracts/cell-result.js";
+import { EvalkitError } from "../errors.js";
+import type { HostBridgeHandlers } from "../session/bridge-handlers.js";
+import type { SessionManager } from "../session/session-manager.js";
+import type { KernelFactory, KernelMode } from "../session/session-types.js";
+import { firstIssueField, formatZodIssues } from "./format-issues.js";
+import { DEFAULT_CELL_TIMEOUT_SEC, DEFAULT_MAX_TIMEOUT_SEC } from "./input-schema.js";
+import { splitCommandLine } from "./launcher.js";
+
+/** Limits of what a model reads per cell. */
+export interface EvalOutputOptions {
+  /** Bytes kept from the start of a cell's text (default 20 KiB). */
+  headBytes?: number;
+  /** Bytes kept from the end of a cell's text (default 50 KiB). */
+  tailBytes?: number;
+  /** Longest line shown (default 4000 characters). */
+  maxLineChars?: number;
+  /** Keep ANSI escape sequences in the text (default false). */
+  keepAnsi?: boolean;
+  /** Images larger than this (decoded bytes) are noted, not sent (default 5 MB). */
+  maxImageBytes?: number;
+  /** Characters of application/json shown in text (default 8000). */
+  jsonTextLimit?: number;
+  /** Stream characters kept per cell in `details.cells[i].outputs` (default 1 MiB); the artifact has the rest. */
+  retainStreamChars?: number;
+}
+
+/** Options of {@link createEvalTool}. Every option is optional: `createEvalTool({})` works. */
+export interface EvalToolOptions {
+  /** Python interpreter (path or command); default: EVALKIT_PYTHON, venvs, managed venv, PATH. */
+  python?: string;
+  /** Working directory of the kernels (default `process.cwd()` when the tool is created). */
+  cwd?: string;
+  /** Calls with the same session id (and cwd, interpreter) share kernels in session mode. Default `"default"`. */
+  sessionId?: string;
+  /** `session` (default): state persists across calls; `per-call`: fresh kernels for every call. */
+  mode?: KernelMode;
+  /** Expose the Python backend (default true; EVALKIT_PY overrides when set). */
+  py?: boolean;
+  /** Expose the JavaScript backend (default true; EVALKIT_JS overrides when set). */
+  js?: boolean;
+  /** Ceiling for cell timeouts in seconds (default 3600). */
+  maxTimeout?: number;
+  /** Timeout of a cell that sets none, in seconds (default 30). */
+  defaultTimeout?: number;
+  /** Host functions cells can call: `agent()`, `completion()`, `tool.<name>()`. */
+  handlers?: HostBridgeHandlers;
+  /** Where full outputs are stored (default `$EVALKIT_HOME/artifacts`). */
+  artifactsDir?: string;
+  /** Limits of the model's view. */
+  output?: EvalOutputOptions;
+  /** Extra environment variables for the kernels (set on top of the filtered host environment). */
+  env?: Record<string, string>;
+  /** Command prefix the interpreter runs through: `"docker exec -i box"` or `["ssh", "host"]`. */
+  launcher?: string | string[];
+  /** Grace between an interrupt and killing the kernel, in ms (default 5000). */
+  interruptGraceMs?: number;
+  /** Minimum time between two `onUpdate` calls while output flows, in ms (default 100). */
+  updateIntervalMs?: number;
+  /** Use this session manager (shared with other tools); the tool then does not dispose it. */
+  manager?: SessionManager;
+  /** Builds kernels (advanced; tests). Ignored when `manager` is given. */
+  createKernel?: KernelFactory;
+  /** Where EVALKIT_PY / EVALKIT_JS are read from (default `process.env`). */
+  flagsEnv?: Record<string, string | undefined>;
+}
+
+/** Options after validation and defaults. */
+export interface ResolvedToolOptions {
+  python: string | undefined;
+  cwd: string;
+  sessionId: string;
+  mode: KernelMode;
+  /** Languages exposed by configuration (options and EVALKIT_PY/EVALKIT_JS). */
+  enabled: CellLanguage[];
+  maxTimeout: number;
+  defaultTimeout: number;
+  handlers: HostBridgeHandlers | undefined;
+  artifactsDir: string | undefined;
+  output: EvalOutputOptions;
+  env: Record<string, string>;
+  launcher: string[] | undefined;
+  interruptGraceMs: number | undefined;
+  updateIntervalMs: number;
+  manager: SessionManager | undefined;
+  createKernel: KernelFactory | undefined;
+}
+
+const fn = z.custom<(...args: never[]) => unknown>((v) => typeof v === "function", {
+  message: "expected a function",
+});
+const positiveInt = z.number().int().positive();
+const optionsSchema = z.strictObject({
+  python: z.string().min(1).optional(),
+  cwd: z.string().min(1).optional(),
+  sessionId: z.string().min(1).optional(),
+  mode: z.enum(["session", "per-call"]).optional(),
+  py: z.boolean().optional(),
+  js: z.boolean().optional(),
+  maxTimeout: z.number().finite().min(1).optional(),
+  defaultTimeout: z.number().finite().positive().optional(),
+  handlers: z
+    .object({
+      agent: fn.optional(),
+      completion: fn.optional(),
+      tools: z.record(z.string(), fn).optional(),
+      concurrency: positiveInt.optional(),
+    })
+    .optional(),
+  artifactsDir: z.string().min(1).optional(),
+  output: z
+    .strictObject({
+      headBytes: positiveInt.optional(),
+      tailBytes: positiveInt.optional(),
+      maxLineChars: positiveInt.optional(),
+      keepAnsi: z.boolean().optional(),
+      maxImageBytes: positiveInt.optional(),
+      jsonTextLimit: positiveInt.optional(),
+      retainStreamChars: z.number().int().nonnegative().optional(),
+    })
+    .optional(),
+  env: z.record(z.string(), z.string()).optional(),
+  launcher: z.union([z.string(), z.array(z.string())]).optional(),
+  interruptGraceMs: z.number().finite().min(0).optional(),
+  updateIntervalMs: z.number().finite().min(0).optional(),
+  manager: z.custom<SessionManager>((v) => typeof v === "object" && v !== null && "openCall" in v).optional(),
+  createKernel: fn.optional(),
+  flagsEnv: z.record(z.string(), z.union([z.string(), z.undefined()])).optional(),
+});
+
+const TRUE_WORDS = new Set(["1", "true", "yes", "on"]);
+const FALSE_WORDS = new Set(["0", "false", "no", "off"]);
+
+/**
+ * Reads a boolean flag variable: 1/0, true/false, yes/no, on/off (any case). Unset or empty gives undefined
+ * (the option decides); anything else is INVALID_INPUT naming the variable.
+ */
+export function parseBooleanFlag(name: string, value: string | undefined): boolean | undefined {
+  if (value === undefined) return undefined;
+  const word = value.trim().toLowerCase();
+  if (word === "") return undefined;
+  if (TRUE_WORDS.has(word)) return true;
+  if (FALSE_WORDS.has(word)) return false;
+  throw new EvalkitError(
+    "INVALID_INPUT",
+    `${name}: expected 1/0, true/false, yes/no or on/off, got ${JSON.stringify(value)}`,
+    { field: name },
+  );
+}
+
+/** Languages exposed: each flag, when set, overrides only its own option; both default to true. */
+export function resolveEnabledLanguages(
+  options: { py?: boolean; js?: boolean },
+  env: Record<string, string | undefined> = process.env,
+): CellLanguage[] {
+  const py = parseBooleanFlag("EVALKIT_PY", env.EVALKIT_PY) ?? options.py ?? true;
+  const js = parseBooleanFlag("EVALKIT_JS", env.EVALKIT_JS) ?? options.js ?? true;
+  const enabled: CellLanguage[] = [];
+  if (py) enabled.push("py");
+  if (js) enabled.push("js");
+  if (enabled.length === 0) {
+    throw new EvalkitError(
+      "INVALID_INPUT",
+      "py/js: both backends are disabled (options py/js or EVALKIT_PY/EVALKIT_JS); enable at least one",
+      { field: "py" },
+    );
+  }
+  return enabled;
+}
+
+/** Validates the options (INVALID_INPUT naming the option) and fills in defaults. */
+export function resolveToolOptions(options: EvalToolOptions = {}): ResolvedToolOptions {
+  const parsed = optionsSchema.safeParse(options ?? {});
+  if (!parsed.success) {
+    const problems = formatZodIssues(parsed.error.issues, options);
+    throw new EvalkitError("INVALID_INPUT", `invalid eval tool options: ${problems.join("; ")}`, {
+      field: firstIssueField(parsed.error.issues),
+      problems,
+    });
+  }
+  const cwd = resolve(options.cwd ?? process.cwd());
+  if (!isDirectory(cwd)) {
+    throw new EvalkitError("INVALID_INPUT", `cwd: ${JSON.stringify(cwd)} is not an existing directory`, {
+      field: "cwd",
+    });
+  }
+  const maxTimeout = options.maxTimeout ?? DEFAULT_MAX_TIMEOUT_SEC;
+  const launcher =
+    typeof options.launcher === "string" ? splitCommandLine(options.launcher) : options.launcher;
+  return {
+    python: options.python,
+    cwd,
+    sessionId: options.sessionId ?? "default",
+    mode: options.mode ?? "session",
+    enabled: resolveEnabledLanguages(options, options.flagsEnv ?? process.env),
+    maxTimeout,
+    defaultTimeout: Math.min(maxTimeout, Math.max(1, options.defaultTimeout ?? DEFAULT_CELL_TIMEOUT_SEC)),
+    handlers: options.handlers,
+    artifactsDir: options.artifactsDir === undefined ? undefined : resolve(options.artifactsDir),
+    output: { ...(options.output ?? {}) },
+    env: { ...(options.env ?? {}) },
+    launcher: launcher && launcher.length > 0 ? launcher : undefined,
+    interruptGraceMs: options.interruptGraceMs,
+    updateIntervalMs: options.updateIntervalMs ?? 100,
+    manager: options.manager,
+    createKernel: options.createKernel,
+  };
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
