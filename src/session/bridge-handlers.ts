@@ -101,7 +101,8 @@ export class HostBridge {
       const handler = Object.hasOwn(tools, name) ? tools[name] : undefined;
       if (!handler) {
         const known = Object.keys(tools).sort();
-        const list = known.length > 0 ? ` (registered tools: ${known.join(", ")})` : " (no tools are registered)";
+        const list =
+          known.length > 0 ? ` (registered tools: ${known.join(", ")})` : " (no tools are registered)";
         throw new Error(`no host handler registered for tool.${name}()${list}`);
       }
       const args = call.params.args;
@@ -123,5 +124,7 @@ function isPlainRecord(value: unknown): value is Record<string, unknown> {
 /** Keeps an Error's name and message (the cell shows both); wraps anything else thrown. */
 function toHandlerError(err: unknown): Error {
   if (err instanceof Error) return err;
-  return new Error(typeof err === "string" ? err : `host handler failed: ${JSON.stringify(err) ?? String(err)}`);
+  return new Error(
+    typeof err === "string" ? err : `host handler failed: ${JSON.stringify(err) ?? String(err)}`,
+  );
 }

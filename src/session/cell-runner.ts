@@ -49,7 +49,8 @@ export async function runCell(options: CellRunOptions): Promise<CellRun> {
 
   const classifyAbort = (): AbortCause => {
     if (watchdog.signal.aborted && abortSignal.reason === watchdog.signal.reason) return "timeout";
-    if (options.disposeSignal.aborted && abortSignal.reason === options.disposeSignal.reason) return "disposed";
+    if (options.disposeSignal.aborted && abortSignal.reason === options.disposeSignal.reason)
+      return "disposed";
     return "cancelled";
   };
   const onAbort = () => {
@@ -70,7 +71,11 @@ export async function runCell(options: CellRunOptions): Promise<CellRun> {
   if (abortSignal.aborted) {
     watchdog.dispose();
     removeExitListener();
-    return { kind: "finished", outcome: buildAbortedBeforeStart(classifyAbort(), watchdog), isKernelLost: false };
+    return {
+      kind: "finished",
+      outcome: buildAbortedBeforeStart(classifyAbort(), watchdog),
+      isKernelLost: false,
+    };
   }
   abortSignal.addEventListener("abort", onAbort, { once: true });
 
@@ -100,7 +105,11 @@ export async function runCell(options: CellRunOptions): Promise<CellRun> {
   try {
     const result = await kernel.execute(options.code, executeOptions);
     const durationMs = performance.now() - startedAt;
-    return { kind: "finished", outcome: buildOutcome(result, abortCause, watchdog, durationMs), isKernelLost: false };
+    return {
+      kind: "finished",
+      outcome: buildOutcome(result, abortCause, watchdog, durationMs),
+      isKernelLost: false,
+    };
   } catch (err) {
     if (isNotStarted(err)) return { kind: "not-started", error: err };
     if (!isEvalkitError(err, "KERNEL_DIED")) throw err;
@@ -126,7 +135,11 @@ export async function runCell(options: CellRunOptions): Promise<CellRun> {
       );
     } else {
       outcome.notices.push(describeDeathDuringCell(exit));
-      outcome.error = { ename: "KernelDied", evalue: `kernel died (${describeExitCause(exit)})`, traceback: [] };
+      outcome.error = {
+        ename: "KernelDied",
+        evalue: `kernel died (${describeExitCause(exit)})`,
+        traceback: [],
+      };
       const tail = trimStderrTail(exit?.stderrTail);
       if (tail) {
         outcome.notices.push(`kernel stderr (last lines):\n${tail}`);
@@ -157,12 +170,12 @@ function buildOutcome(
     notices: [],
   };
   if (result.error) outcome.error = result.error;
-  // An abort that raced a cell finishing normally changes nothing: the cell really did end `ok`.
-  const wasStoppedByAbort = abortCause !== undefined && (result.cancelled || result.status === "error");
-  if (wasStoppedByAbort && abortCause === "timeout") {
+  // Once the budget ran out or the caller gave up, the cell did not end on its own terms even when it
+  // reports `ok` (os.system() swallows SIGINT while its child dies of it): say so.
+  if (abortCause === "timeout") {
     outcome.status = "timeout";
     outcome.notices.push(`${describeTimeout(watchdog.timeoutSec)}; kernel interrupted but remains running`);
-  } else if (wasStoppedByAbort) {
+  } else if (abortCause !== undefined) {
     outcome.status = "cancelled";
     outcome.notices.push(
       abortCause === "disposed"

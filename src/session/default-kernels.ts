@@ -8,7 +8,10 @@ import { resolvePython } from "../runtime/resolve-python.js";
 import type { InterpreterResolver, KernelFactory, KernelSpec } from "./session-types.js";
 
 /** Resolves per cwd (explicit interpreter, venvs, PATH...) and builds the filtered child environment. */
-export function createDefaultResolver(python: string | undefined, extraEnv: Record<string, string>): InterpreterResolver {
+export function createDefaultResolver(
+  python: string | undefined,
+  extraEnv: Record<string, string>,
+): InterpreterResolver {
   return async (cwd) => {
     const options: { cwd: string; python?: string } = { cwd };
     if (python !== undefined) options.python = python;

@@ -172,7 +172,10 @@ export class KernelPool {
     entry.idleTimer = setTimeout(() => {
       entry.idleTimer = undefined;
       if (!this.isEvictable(entry)) return;
-      this.evict(entry, `previous kernel was shut down after ${formatDuration(this.options.idleEvictMs)} idle`);
+      this.evict(
+        entry,
+        `previous kernel was shut down after ${formatDuration(this.options.idleEvictMs)} idle`,
+      );
     }, this.options.idleEvictMs);
     entry.idleTimer.unref();
   }

@@ -64,7 +64,8 @@ export class SessionCall {
     } catch (err) {
       return Promise.reject(err);
     }
-    if (this.isClosed) return Promise.reject(new EvalkitError("KERNEL_CLOSED", "this session call is closed"));
+    if (this.isClosed)
+      return Promise.reject(new EvalkitError("KERNEL_CLOSED", "this session call is closed"));
     const result = this.tail.then(() => this.runNow(request));
     this.tail = result.catch(() => undefined);
     return result;
@@ -97,7 +98,8 @@ export class SessionCall {
       try {
         this.releaseQueue = await context.queue.acquire(waitSignal);
       } catch {
-        if (context.disposeSignal.aborted) throw new EvalkitError("DISPOSED", "the session manager was disposed");
+        if (context.disposeSignal.aborted)
+          throw new EvalkitError("DISPOSED", "the session manager was disposed");
         return cancelledWhileQueued();
       }
     }
@@ -142,11 +144,15 @@ export class SessionCall {
   }
 
   /** The kernel for `language`, started (with crash-loop protection) when there is none. */
-  private async acquireKernel(language: CellLanguage, shouldReset: boolean, notices: string[]): Promise<Lease> {
+  private async acquireKernel(
+    language: CellLanguage,
+    shouldReset: boolean,
+    notices: string[],
+  ): Promise<Lease> {
     const { context } = this;
     if (context.mode === "per-call") {
       const own = this.ownKernels.get(language);
-      if (own && own.kernel.isAlive && !shouldReset) return { kernel: own.kernel, entry: undefined };
+      if (own?.kernel.isAlive && !shouldReset) return { kernel: own.kernel, entry: undefined };
       if (own) {
         this.ownKernels.delete(language);
         await own.kernel.shutdown().catch(() => undefined);

@@ -20,7 +20,11 @@ import type {
   SessionManagerOptions,
   SessionRunRequest,
 } from "./session-types.js";
-import { sessionCallRequestSchema, sessionManagerOptionsSchema, validateInput } from "./session-validation.js";
+import {
+  sessionCallRequestSchema,
+  sessionManagerOptionsSchema,
+  validateInput,
+} from "./session-validation.js";
 
 export const DEFAULT_IDLE_EVICT_MS = 5 * 60_000;
 export const DEFAULT_MAX_KERNELS = 4;
@@ -69,7 +73,8 @@ export class SessionManager {
     this.extraEnv = { ...(options.env ?? {}) };
     this.launcher = options.launcher;
     this.createKernel = options.createKernel ?? createDefaultKernel;
-    this.resolveInterpreter = options.resolveInterpreter ?? createDefaultResolver(options.python, this.extraEnv);
+    this.resolveInterpreter =
+      options.resolveInterpreter ?? createDefaultResolver(options.python, this.extraEnv);
     this.interruptGraceMs = options.interruptGraceMs ?? DEFAULT_INTERRUPT_GRACE_MS;
     this.defaultTimeoutSec = options.defaultTimeoutSec ?? DEFAULT_TIMEOUT_SEC;
     this.maxTimeoutSec = options.maxTimeoutSec ?? DEFAULT_MAX_TIMEOUT_SEC;
@@ -184,7 +189,13 @@ export class SessionManager {
   }
 
   private async describeSpec(language: CellLanguage, sessionId: string, cwd: string): Promise<KernelSpec> {
-    const base = { language, cwd, sessionId, launcher: this.launcher, interruptGraceMs: this.interruptGraceMs };
+    const base = {
+      language,
+      cwd,
+      sessionId,
+      launcher: this.launcher,
+      interruptGraceMs: this.interruptGraceMs,
+    };
     if (language === "js") return { ...base, interpreter: undefined, env: buildPlainEnv(this.extraEnv) };
     const resolved = await this.resolveCached(cwd);
     return { ...base, interpreter: resolved.executable, env: resolved.env };
@@ -206,7 +217,8 @@ export class SessionManager {
       if (this.resolutions.get(cwd) === entry) this.resolutions.delete(cwd);
     });
     if (this.resolutions.size > 256) {
-      for (const [key, value] of this.resolutions) if (now - value.at >= this.resolveCacheMs) this.resolutions.delete(key);
+      for (const [key, value] of this.resolutions)
+        if (now - value.at >= this.resolveCacheMs) this.resolutions.delete(key);
     }
     return result;
   }

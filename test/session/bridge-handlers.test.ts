@@ -12,7 +12,11 @@ const cwd = mkdtempSync(path.join(tmpdir(), "evalkit-session-bridge-"));
 const managers: SessionManager[] = [];
 function createManager(options: SessionManagerOptions = {}) {
   const fake = createFakeFactory();
-  const manager = new SessionManager({ createKernel: fake.factory, resolveInterpreter: fakeResolver, ...options });
+  const manager = new SessionManager({
+    createKernel: fake.factory,
+    resolveInterpreter: fakeResolver,
+    ...options,
+  });
   managers.push(manager);
   return manager;
 }
@@ -51,7 +55,9 @@ describe("HostBridge", () => {
     await expect(onCall({ method: "agent", params: {}, signal })).rejects.toThrow(
       "no host handler registered for agent()",
     );
-    const withTools = new HostBridge({ tools: { grep: () => 1, read: () => 2 } }).createCallHandler(cell.context);
+    const withTools = new HostBridge({ tools: { grep: () => 1, read: () => 2 } }).createCallHandler(
+      cell.context,
+    );
     await expect(onCall({ method: "tool", params: { name: "search", args: {} }, signal })).rejects.toThrow(
       "no host handler registered for tool.search() (no tools are registered)",
     );
@@ -89,7 +95,9 @@ describe("HostBridge", () => {
       completion: () => Promise.reject("plain string"),
     }).createCallHandler(cell.context);
     const signal = new AbortController().signal;
-    await expect(onCall({ method: "agent", params: {}, signal })).rejects.toThrow(new TypeError("model refused"));
+    await expect(onCall({ method: "agent", params: {}, signal })).rejects.toThrow(
+      new TypeError("model refused"),
+    );
     await expect(onCall({ method: "completion", params: {}, signal })).rejects.toThrow("plain string");
   });
 
@@ -115,9 +123,11 @@ describe("HostBridge", () => {
 
   it("pauses the timeout for agent and completion calls but not for tools", async () => {
     const cell = cellContext();
-    const onCall = new HostBridge({ agent: () => 1, completion: () => 2, tools: { t: () => 3 } }).createCallHandler(
-      cell.context,
-    );
+    const onCall = new HostBridge({
+      agent: () => 1,
+      completion: () => 2,
+      tools: { t: () => 3 },
+    }).createCallHandler(cell.context);
     const signal = new AbortController().signal;
     await onCall({ method: "agent", params: {}, signal });
     await onCall({ method: "completion", params: {}, signal });
@@ -154,7 +164,12 @@ describe("HostBridge", () => {
 describe("bridge calls through the session manager", () => {
   it("lets a slow completion outlast the cell timeout because the watchdog is paused", async () => {
     const manager = createManager({
-      bridge: { completion: async () => (await sleep(1500), "slow answer") },
+      bridge: {
+        completion: async () => {
+          await sleep(1500);
+          return "slow answer";
+        },
+      },
     });
     const outcome = await manager.run({ cwd, code: 'call completion {"prompt":"x"}', timeoutSec: 1 });
     expect(outcome.status).toBe("ok");

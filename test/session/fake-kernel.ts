@@ -79,7 +79,8 @@ export class FakeKernel implements Kernel {
     return new Promise<ExecuteOutcome>((resolve, reject) => {
       this.running = {
         interrupt: () => {},
-        die: (exit) => reject(new EvalkitError("KERNEL_DIED", "kernel died while the cell was running", { ...exit })),
+        die: (exit) =>
+          reject(new EvalkitError("KERNEL_DIED", "kernel died while the cell was running", { ...exit })),
       };
       const finish = (outcome: ExecuteOutcome) => {
         this.running = undefined;
@@ -102,7 +103,11 @@ export class FakeKernel implements Kernel {
           return;
         case "fail":
           setImmediate(() =>
-            finish({ ...ok(), status: "error", error: { ename: "ValueError", evalue: "bad", traceback: [] } }),
+            finish({
+              ...ok(),
+              status: "error",
+              error: { ename: "ValueError", evalue: "bad", traceback: [] },
+            }),
           );
           return;
         case "sleep": {
@@ -116,7 +121,9 @@ export class FakeKernel implements Kernel {
         case "hang":
           return;
         case "die":
-          setImmediate(() => this.exit({ exitCode: Number(arg), signal: null, requested: false, stderrTail: "" }));
+          setImmediate(() =>
+            this.exit({ exitCode: Number(arg), signal: null, requested: false, stderrTail: "" }),
+          );
           return;
         case "die-signal":
           setImmediate(() =>
@@ -183,6 +190,16 @@ export class FakeKernel implements Kernel {
     }
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /** Simulates PythonKernel's own escalation: it killed the process and rejects with `details.killed`. */
+  killAfterInterrupt(): void {
+    const running = this.running;
+    this.running = undefined;
+    this.exitInfo = { exitCode: null, signal: "SIGKILL", requested: true, stderrTail: "" };
+    running?.die({ ...this.exitInfo, killed: true } as KernelExit);
+    for (const listener of [...this.listeners]) listener(this.exitInfo);
+    this.listeners.clear();
   }
 
   /** Simulates the process ending (from outside, or by request). */

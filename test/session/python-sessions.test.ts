@@ -74,7 +74,9 @@ describe("retained Python sessions", () => {
     expect(await waitFor(() => !isProcessAlive(pid), 5000)).toBe(true);
     expect(manager.kernelCount).toBe(0);
     const next = await manager.run({ cwd, code: "1" });
-    expect(next.notices).toEqual(["kernel restarted: previous kernel was shut down after 300ms idle; state was lost"]);
+    expect(next.notices).toEqual([
+      "kernel restarted: previous kernel was shut down after 300ms idle; state was lost",
+    ]);
   });
 
   it("evict the least recently used kernel beyond the kernel limit", async () => {
@@ -182,7 +184,11 @@ describe("bridge calls from Python", () => {
     const slow = await manager.run({ cwd, code: `${callCompletion}`, timeoutSec: 1 });
     expect(slow.status).toBe("ok");
     expect(textOf(slow)).toBe("'late'");
-    const busy = await manager.run({ cwd, code: `r = ${callCompletion.split("\n")[1]}\nwhile True: pass`, timeoutSec: 1 });
+    const busy = await manager.run({
+      cwd,
+      code: `r = ${callCompletion.split("\n")[1]}\nwhile True: pass`,
+      timeoutSec: 1,
+    });
     expect(busy.status).toBe("timeout");
     expect(textOf(await manager.run({ cwd, code: "r" }))).toBe("'late'");
   });

@@ -18,7 +18,11 @@ symlinkSync(dirA, path.join(root, "a-link"));
 const managers: SessionManager[] = [];
 function createManager(options: SessionManagerOptions = {}) {
   const fake = createFakeFactory();
-  const manager = new SessionManager({ createKernel: fake.factory, resolveInterpreter: fakeResolver, ...options });
+  const manager = new SessionManager({
+    createKernel: fake.factory,
+    resolveInterpreter: fakeResolver,
+    ...options,
+  });
   managers.push(manager);
   return { manager, kernels: fake.kernels };
 }
@@ -44,9 +48,9 @@ describe("session mode", () => {
     await manager.run({ sessionId: "s1", cwd: dirA, code: "set x 1" });
     expect(stdoutOf(await manager.run({ sessionId: "s2", cwd: dirA, code: "get x" }))).toBe("<unset>");
     expect(stdoutOf(await manager.run({ sessionId: "s1", cwd: dirB, code: "get x" }))).toBe("<unset>");
-    expect(stdoutOf(await manager.run({ sessionId: "s1", cwd: path.join(root, "a-link"), code: "get x" }))).toBe(
-      "1",
-    );
+    expect(
+      stdoutOf(await manager.run({ sessionId: "s1", cwd: path.join(root, "a-link"), code: "get x" })),
+    ).toBe("1");
     expect(kernels).toHaveLength(3);
   });
 
@@ -93,7 +97,12 @@ describe("session mode", () => {
     const { manager, kernels } = createManager();
     const busy = manager.run({ sessionId: "q", cwd: dirA, code: "sleep 300" });
     const controller = new AbortController();
-    const waiting = manager.run({ sessionId: "q", cwd: dirA, code: "set ran yes", signal: controller.signal });
+    const waiting = manager.run({
+      sessionId: "q",
+      cwd: dirA,
+      code: "set ran yes",
+      signal: controller.signal,
+    });
     await sleep(20);
     controller.abort();
     const outcome = await waiting;
@@ -128,7 +137,9 @@ describe("eviction", () => {
     expect(manager.kernelCount).toBe(0);
     const outcome = await manager.run({ sessionId: "idle", cwd: dirA, code: "get x" });
     expect(stdoutOf(outcome)).toBe("<unset>");
-    expect(outcome.notices).toEqual(["kernel restarted: previous kernel was shut down after 60ms idle; state was lost"]);
+    expect(outcome.notices).toEqual([
+      "kernel restarted: previous kernel was shut down after 60ms idle; state was lost",
+    ]);
   });
 
   it("evicts the least recently used idle kernel beyond the limit, never one that is running", async () => {

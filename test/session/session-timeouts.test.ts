@@ -11,7 +11,11 @@ const cwd = mkdtempSync(path.join(tmpdir(), "evalkit-session-timeouts-"));
 const managers: SessionManager[] = [];
 function createManager(options: SessionManagerOptions = {}) {
   const fake = createFakeFactory();
-  const manager = new SessionManager({ createKernel: fake.factory, resolveInterpreter: fakeResolver, ...options });
+  const manager = new SessionManager({
+    createKernel: fake.factory,
+    resolveInterpreter: fakeResolver,
+    ...options,
+  });
   managers.push(manager);
   return { manager, kernels: fake.kernels };
 }
@@ -65,11 +69,13 @@ describe("cell timeouts", () => {
     await sleep(1100);
     const kernel = kernels[0] as FakeKernel;
     expect(kernel.interrupts).toBe(1);
-    kernel.exit({ exitCode: null, signal: "SIGKILL", requested: true, stderrTail: "" });
+    kernel.killAfterInterrupt();
     const outcome = await running;
-    expect(outcome.status).toBe("died");
-    // Without `details.killed` a requested SIGKILL is not ours to call an OOM; the notice says it died.
-    expect(outcome.notices[0]).toMatch(/signal SIGKILL\)/);
+    expect(outcome.status).toBe("killed");
+    expect(outcome.notices[0]).toMatch(/was killed; state was lost$/);
+    const next = await manager.run({ cwd, code: "pid" });
+    expect(next.status).toBe("ok");
+    expect(kernels).toHaveLength(2);
   });
 });
 
