@@ -278,7 +278,9 @@ export class JsKernel implements Kernel {
         ...(options.cwd !== undefined ? { cwd: path.resolve(this.cwd, options.cwd) } : {}),
         ...(options.env ? { env: options.env } : {}),
       });
-      options.signal?.addEventListener("abort", onAbort, { once: true });
+      // The signal may have fired while the worker was starting: the cell still gets its chance to be cancelled.
+      if (options.signal?.aborted) onAbort();
+      else options.signal?.addEventListener("abort", onAbort, { once: true });
     });
   }
 
