@@ -55,11 +55,8 @@ def parallel(thunks, workers=None):
     return results
 
 
-def pipeline(items, *stages, **options):
+def pipeline(items, *stages, workers=None):
     """Pass every item through each stage in turn; each stage is one parallel wave over all items."""
-    workers = options.pop("workers", None)
-    if options:
-        raise TypeError("pipeline() got unexpected keyword arguments: %s" % ", ".join(sorted(options)))
     if callable(items) and not isinstance(items, (list, tuple)):
         raise TypeError("pipeline() takes the items first, then the stages: pipeline(items, stage1, stage2, ...)")
     current = _as_list("pipeline()", items, "items")
