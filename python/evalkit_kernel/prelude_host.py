@@ -23,19 +23,24 @@ def call_host(helper, method, params, status_fields=None):
     if owner is not None and owner != state.current_cell_id():
         raise RuntimeError("%s was called by a parallel() worker after its cell ended; nothing was sent" % helper)
     fields = status_fields or {}
-    op = method
     started = time.time()
-    state.emit_status(op, state="start", **fields)
+    state.emit_status(method, state="start", **fields)
     try:
         value = bridge.call(method, params)
     except bridge.HostError as exc:
-        state.emit_status(op, state="error", durationMs=_ms(started), error=str(exc)[:300], **fields)
+        _emit_for(owner, method, state="error", durationMs=_ms(started), error=str(exc)[:300], **fields)
         raise BridgeError(helper, str(exc), exc.name) from None
     except BaseException as exc:
-        state.emit_status(op, state="error", durationMs=_ms(started), error=type(exc).__name__, **fields)
+        _emit_for(owner, method, state="error", durationMs=_ms(started), error=type(exc).__name__, **fields)
         raise
-    state.emit_status(op, state="done", durationMs=_ms(started), **fields)
+    _emit_for(owner, method, state="done", durationMs=_ms(started), **fields)
     return value
+
+
+def _emit_for(owner, op, **fields):
+    # A worker of an interrupted cell may get its reply while a later cell runs: its events are not that cell's.
+    if owner is None or owner == state.current_cell_id():
+        state.emit_status(op, **fields)
 
 
 def completion(prompt, *, model=None, system=None, schema=None):
