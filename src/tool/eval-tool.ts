@@ -16,7 +16,7 @@ import {
   parseEvalInput,
   toInputJsonSchema,
 } from "./input-schema.js";
-import { composeCellText } from "./result-content.js";
+import { buildContent } from "./result-content.js";
 import { type EvalProgress, type EvalToolResult, runEvalCall } from "./run-call.js";
 import { type EvalToolOptions, type ResolvedToolOptions, resolveToolOptions } from "./tool-options.js";
 
@@ -178,7 +178,6 @@ function cancelledBeforeStart(
   reason: string,
 ): EvalToolResult {
   const results = cells.map((cell, index) => {
-    const notice = index === 0 ? reason : "not run: the call was cancelled";
     return {
       index,
       ...(cell.title !== undefined ? { title: cell.title } : {}),
@@ -186,16 +185,10 @@ function cancelledBeforeStart(
       status: index === 0 ? ("cancelled" as const) : ("skipped" as const),
       executionCount: null,
       durationMs: 0,
-      text: composeCellText("", [notice]),
+      text: "",
       outputs: [],
-      notices: [notice],
+      ...(index === 0 ? { notices: [reason] } : {}),
     };
   });
-  return {
-    content: results.map((cell) => ({
-      type: "text" as const,
-      text: `[${cell.index + 1}/${results.length}] ${cell.title ?? cell.language} (${cell.status})\n${cell.text}`,
-    })),
-    details: { ok: false, cells: results },
-  };
+  return { content: buildContent(results, []), details: { ok: false, cells: results } };
 }

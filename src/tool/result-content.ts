@@ -41,7 +41,7 @@ export function formatCellHeader(
   return `[${cell.index + 1}/${total}] ${name}${status ? ` (${status})` : ""}`;
 }
 
-/** The cell's text as the model reads it: output (already bounded) followed by one line per notice. */
+/** A cell's body as the model reads it: output (already bounded) followed by one `[notice]` line per notice. */
 export function composeCellText(body: string, notices: readonly string[]): string {
   const lines = notices.map((notice) => `[notice] ${notice}`);
   if (lines.length === 0) return body;
@@ -57,8 +57,10 @@ export function buildContent(
   const content: EvalContent[] = [];
   cells.forEach((cell, i) => {
     const header = formatCellHeader(cell, cells.length);
-    const body =
-      cell.text === "" ? (cell.status === "ok" ? "(no output)" : "") : cell.text.replace(/\n+$/, "");
+    const output = cell.text.replace(/\n+$/, "");
+    const notices = cell.status === "skipped" ? [describeSkip(cells, i)] : (cell.notices ?? []);
+    const isEmpty = output === "" && notices.length === 0;
+    const body = isEmpty ? (cell.status === "ok" ? "(no output)" : "") : composeCellText(output, notices);
     content.push({ type: "text", text: body === "" ? header : `${header}\n${body}` });
     for (const image of images[i] ?? []) {
       if (MODEL_IMAGE_TYPES.includes(image.mimeType)) {
@@ -67,4 +69,12 @@ export function buildContent(
     }
   });
   return content;
+}
+
+/** Why a cell was skipped: the first earlier cell that did not end ok. */
+function describeSkip(cells: readonly CellResult[], index: number): string {
+  const failed = cells.slice(0, index).find((c) => c.status !== "ok" && c.status !== "skipped");
+  return failed
+    ? `not run: cell ${failed.index + 1} ended with status "${failed.status}"`
+    : "not run: the call was cancelled";
 }

@@ -10,7 +10,7 @@ import type { SessionCellOutcome } from "../session/session-types.js";
 import type { BackendSelector } from "./backends.js";
 import { CellCollector } from "./cell-collector.js";
 import type { EvalInput } from "./input-schema.js";
-import { buildContent, composeCellText, type EvalContent } from "./result-content.js";
+import { buildContent, type EvalContent } from "./result-content.js";
 import type { EvalOutputOptions } from "./tool-options.js";
 
 /** What `onUpdate` receives while a call runs: finished cells plus the running cell's text so far. */
@@ -61,9 +61,8 @@ export async function runEvalCall(ctx: RunCallContext): Promise<EvalToolResult> 
           status: "skipped",
           executionCount: null,
           durationMs: 0,
-          text: composeCellText("", [stopReason]),
+          text: "",
           outputs: [],
-          notices: [stopReason],
         });
         images.push([]);
         continue;
@@ -121,7 +120,7 @@ export async function runEvalCall(ctx: RunCallContext): Promise<EvalToolResult> 
         status: outcome.status,
         executionCount: outcome.executionCount,
         durationMs: Math.round(outcome.durationMs || performance.now() - startedAt),
-        text: composeCellText(collected.text, allNotices),
+        text: collected.text,
         outputs: collected.outputs,
       };
       if (outcome.error) result.error = redactError(outcome.error, ctx.redact);

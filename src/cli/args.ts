@@ -1,0 +1,52 @@
+// Small argv helpers for the exec/artifact commands: node:util parseArgs with usage errors and numeric options.
+import { type ParseArgsConfig, parseArgs } from "node:util";
+
+/** Output sinks (and optional stdin) a command writes to; injectable for tests. */
+export interface CommandIo {
+  /** Standard output; bytes are written as they are (artifacts), strings as UTF-8. */
+  stdout(text: string | Uint8Array): void;
+  stderr(text: string): void;
+  stdin?: NodeJS.ReadableStream;
+}
+
+/** A bad command line: printed as one line with the usage hint, exit status 2. */
+export class UsageError extends Error {
+  override readonly name = "UsageError";
+}
+
+type Options = NonNullable<ParseArgsConfig["options"]>;
+
+/** parseArgs in strict mode with tokens (so `-c` and FILE keep their order); parse failures become UsageError. */
+export function parseCommandArgs<T extends Options>(argv: string[], options: T) {
+  try {
+    return parseArgs({ args: argv, options, allowPositionals: true, strict: true, tokens: true });
+  } catch (err) {
+    throw new UsageError(
+      err instanceof Error ? err.message.replace(/^TypeError \[[A-Z_]+\]: /, "") : String(err),
+    );
+  }
+}
+
+/** A number option: `undefined` when absent, UsageError naming the flag when not a (finite) number. */
+export function readNumberOption(
+  flag: string,
+  value: string | boolean | undefined,
+  { integer = false }: { integer?: boolean } = {},
+): number | undefined {
+  if (value === undefined || typeof value === "boolean") return undefined;
+  const number = Number(value.trim());
+  if (value.trim() === "" || !Number.isFinite(number) || (integer && !Number.isInteger(number))) {
+    throw new UsageError(
+      `${flag}: expected ${integer ? "an integer" : "a number"}, got ${JSON.stringify(value)}`,
+    );
+  }
+  return number;
+}
+
+/** Reads a whole stream as UTF-8. */
+export async function readStreamText(stream: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream)
+    chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : Buffer.from(chunk));
+  return Buffer.concat(chunks).toString("utf8");
+}

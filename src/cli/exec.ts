@@ -1,0 +1,187 @@
+// `evalkit exec`: run -c/FILE cells (or the eval tool's JSON input) in fresh kernels and print what they did.
+import { readFileSync } from "node:fs";
+import { basename, extname } from "node:path";
+import type { CellResult, EvalDetails } from "../contracts/cell-result.js";
+import { isEvalkitError } from "../errors.js";
+import { renderToolCellHeader, renderToolCellOutput } from "../render/tool-render.js";
+import { createEvalTool, type EvalTool } from "../tool/eval-tool.js";
+import { type EvalInput, safeParseEvalInput } from "../tool/input-schema.js";
+import { type CommandIo, parseCommandArgs, readNumberOption, readStreamText, UsageError } from "./args.js";
+
+export const EXEC_USAGE = `usage: evalkit exec [options] [-c CODE | FILE]...
+
+Runs cells in order in one fresh kernel per language (state is shared by the cells of this run only);
+the first cell that does not end ok stops the run.
+
+  -c, --code CODE      a cell's source (repeatable; mixes with FILE cells in command-line order)
+  FILE                 a file whose content is one cell (.py: Python, .js/.mjs/.cjs: JavaScript; - reads stdin)
+  --input FILE|-       the eval tool's JSON input ({"cells": [...]}) instead of -c/FILE
+  --lang py|js         language of -c cells and of files without a known extension (default py)
+  --timeout SECONDS    per-cell timeout (default 30; clamped to 1..3600)
+  --cwd DIR            working directory of the kernels (default: the current directory)
+  --python PATH        Python interpreter (default: EVALKIT_PYTHON, venvs, managed venv, PATH)
+  --launcher PREFIX    run the interpreter through a command prefix, e.g. "docker exec -i box"
+  --json               print the result's details as one JSON object
+  -h, --help           this help
+
+exit status: 0 every cell ok, 1 some cell not ok (or no usable interpreter), 2 bad usage or invalid input
+`;
+
+const OPTIONS = {
+  code: { type: "string", short: "c", multiple: true },
+  input: { type: "string" },
+  lang: { type: "string" },
+  timeout: { type: "string" },
+  cwd: { type: "string" },
+  python: { type: "string" },
+  launcher: { type: "string" },
+  json: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+const EXTENSIONS: Record<string, "py" | "js"> = { ".py": "py", ".js": "js", ".mjs": "js", ".cjs": "js" };
+
+type RawCell = { language?: string; code: string; title?: string };
+
+/** Runs `evalkit exec` with `argv` (after the subcommand); resolves to the exit status. */
+export async function runExec(argv: string[], io: CommandIo): Promise<number> {
+  let tool: EvalTool | undefined;
+  const controller = new AbortController();
+  const onSignal = () => controller.abort(new Error("interrupted"));
+  try {
+    const { values, tokens } = parseCommandArgs(argv, OPTIONS);
+    if (values.help) {
+      io.stdout(EXEC_USAGE);
+      return 0;
+    }
+    const rawInput = await buildRawInput(values, tokens ?? [], io);
+    tool = createEvalTool({
+      mode: "per-call",
+      ...(values.python !== undefined ? { python: values.python } : {}),
+      ...(values.cwd !== undefined ? { cwd: values.cwd } : {}),
+      ...(values.launcher !== undefined ? { launcher: values.launcher } : {}),
+    });
+    const parsed = safeParseEvalInput(tool.zodSchema, rawInput);
+    if (!parsed.ok) {
+      io.stderr(`evalkit exec: invalid input: ${parsed.error.problems.join("; ")}\n`);
+      return 2;
+    }
+    const missing = await describeMissingPython(tool, parsed.value);
+    if (missing !== undefined) {
+      io.stderr(`evalkit exec: ${missing}\n`);
+      return 1;
+    }
+
+    process.once("SIGINT", onSignal);
+    process.once("SIGTERM", onSignal);
+    const total = parsed.value.cells.length;
+    let printed = 0;
+    const printUpTo = (cells: readonly CellResult[]) => {
+      for (; printed < cells.length; printed++) io.stdout(formatCell(cells[printed]!, total));
+    };
+    const result = await tool.execute(parsed.value, {
+      signal: controller.signal,
+      ...(values.json ? {} : { onUpdate: (progress) => printUpTo(progress.details.cells) }),
+    });
+    if (values.json) io.stdout(`${JSON.stringify(result.details satisfies EvalDetails)}\n`);
+    else printUpTo(result.details.cells);
+    return result.details.ok ? 0 : 1;
+  } catch (err) {
+    if (err instanceof UsageError) {
+      io.stderr(`evalkit exec: ${err.message}\nrun "evalkit exec --help" for usage\n`);
+      return 2;
+    }
+    if (isEvalkitError(err)) {
+      io.stderr(`evalkit exec: ${err.message}\n`);
+      return err.code === "INVALID_INPUT" ? 2 : 1;
+    }
+    throw err;
+  } finally {
+    process.removeListener("SIGINT", onSignal);
+    process.removeListener("SIGTERM", onSignal);
+    await tool?.dispose();
+  }
+}
+
+type ParsedValues = ReturnType<typeof parseCommandArgs<typeof OPTIONS>>["values"];
+type Tokens = NonNullable<ReturnType<typeof parseCommandArgs<typeof OPTIONS>>["tokens"]>;
+
+/** The eval input from --input, or from -c/FILE in command-line order. */
+async function buildRawInput(values: ParsedValues, tokens: Tokens, io: CommandIo): Promise<unknown> {
+  const timeout = readNumberOption("--timeout", values.timeout);
+  if (values.lang !== undefined && !["py", "js", "python", "javascript"].includes(values.lang)) {
+    throw new UsageError(`--lang: expected "py" or "js", got ${JSON.stringify(values.lang)}`);
+  }
+  const cells: RawCell[] = [];
+  let hasStdinCell = false;
+  for (const token of tokens) {
+    if (token.kind === "option" && token.name === "code") {
+      cells.push({ language: values.lang ?? "py", code: token.value ?? "" });
+    } else if (token.kind === "positional") {
+      if (token.value === "-") {
+        if (hasStdinCell) throw new UsageError("stdin (-) can be read only once");
+        hasStdinCell = true;
+        cells.push({ language: values.lang ?? "py", code: await readStdin(io, "-"), title: "stdin" });
+        continue;
+      }
+      cells.push({
+        language: EXTENSIONS[extname(token.value).toLowerCase()] ?? values.lang ?? "py",
+        code: readSource(token.value),
+        title: basename(token.value),
+      });
+    }
+  }
+
+  if (values.input !== undefined) {
+    if (cells.length > 0) throw new UsageError("--input cannot be combined with -c or FILE cells");
+    const text =
+      values.input === "-" ? await readStdin(io, "--input -") : readSource(values.input, "--input");
+    let input: unknown;
+    try {
+      input = JSON.parse(text);
+    } catch (err) {
+      throw new UsageError(`--input: not valid JSON (${err instanceof Error ? err.message : String(err)})`);
+    }
+    if (timeout !== undefined && input !== null && typeof input === "object" && !Array.isArray(input)) {
+      return { ...input, timeout };
+    }
+    return input;
+  }
+  if (cells.length === 0) throw new UsageError("nothing to run: give -c CODE, FILE or --input");
+  return timeout === undefined ? { cells } : { cells, timeout };
+}
+
+function readSource(file: string, what = "FILE"): string {
+  try {
+    return readFileSync(file, "utf8");
+  } catch (err) {
+    const reason = (err as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : String(err);
+    throw new UsageError(`${what} ${JSON.stringify(file)}: cannot read (${reason})`);
+  }
+}
+
+async function readStdin(io: CommandIo, what: string): Promise<string> {
+  if (!io.stdin) throw new UsageError(`${what}: no standard input available`);
+  return readStreamText(io.stdin);
+}
+
+/** One line explaining why Python cannot run, when some cell needs it; undefined when all is well. */
+async function describeMissingPython(tool: EvalTool, input: EvalInput): Promise<string | undefined> {
+  const needsPython = input.cells.some((cell) => cell.language === "py");
+  const mayUsePython = input.cells.some((cell) => cell.language === undefined);
+  if (!needsPython && !mayUsePython) return undefined;
+  const status = await tool.checkBackends();
+  if (status.py.available || (!needsPython && status.js.available)) return undefined;
+  const first = (status.py.reason ?? "no usable Python interpreter")
+    .split("\n", 1)[0]!
+    .replace(/\s*Tried:$/, "");
+  return `${first} Use --python PATH or EVALKIT_PYTHON; "evalkit doctor" shows what was tried.`;
+}
+
+/** A cell as the terminal shows it: a header when there are several cells, then its output and notices. */
+function formatCell(cell: CellResult, total: number): string {
+  const output = renderToolCellOutput(cell, { expanded: true, total });
+  const parts = total > 1 ? [renderToolCellHeader(cell, total)] : [];
+  if (output !== "") parts.push(output);
+  return parts.length === 0 ? "" : `${parts.join("\n")}\n`;
+}
