@@ -1,61 +1,23 @@
 // One retained JavaScript context: a worker thread holding a vm context, killable without touching the host.
 import { statSync } from "node:fs";
 import path from "node:path";
-import { type ResourceLimits, Worker } from "node:worker_threads";
-import { z } from "zod";
-import type { CellErrorInfo, KernelOutput } from "../contracts/outputs.js";
+import { Worker } from "node:worker_threads";
+import type { KernelOutput } from "../contracts/outputs.js";
 import { STATUS_MIME } from "../contracts/outputs.js";
 import { EvalkitError } from "../errors.js";
-import { type ColumnShift, mapColumn, rewriteJsCell } from "./js-rewrite.js";
+import { CellColumnMap, type RunningCell, recordOutput } from "./js-cell-record.js";
+import { type JsKernelOptions, validateOptions } from "./js-kernel-options.js";
+import { rewriteJsCell } from "./js-rewrite.js";
 import { buildJsWorkerSource, type WorkerMessage } from "./js-worker-source.js";
 import type { ExecuteOptions, ExecuteOutcome, Kernel, KernelExit } from "./kernel.js";
 
-/** Options for {@link JsKernel}. */
-export interface JsKernelOptions {
-  /** Directory `require`, `import()`, `read()`/`write()` and `process.cwd()` resolve against (default: the host's). */
-  cwd?: string;
-  /** The worker's complete `process.env` (default: a copy of the host's). */
-  env?: Record<string, string>;
-  /** After an interrupt that the cell does not honour (a synchronous loop), terminate the worker (default 500 ms). */
-  interruptGraceMs?: number;
-  /** Deadline for the worker's `ready` message (default 10 s). */
-  startTimeoutMs?: number;
-  /** Stream text kept per cell in `outcome.outputs` (default 1 MiB); everything still reaches `onOutput`. */
-  retainStreamBytes?: number;
-  /** V8 heap limits for the worker; exceeding them kills the worker, never the host. */
-  resourceLimits?: ResourceLimits;
-}
-
-const optionsSchema = z.object({
-  cwd: z.string().min(1).optional(),
-  env: z.record(z.string(), z.string()).optional(),
-  interruptGraceMs: z.number().int().nonnegative().optional(),
-  startTimeoutMs: z.number().int().positive().optional(),
-  retainStreamBytes: z.number().int().nonnegative().optional(),
-  resourceLimits: z.record(z.string(), z.number()).optional(),
-});
-
-interface RunningCell {
-  id: string;
-  options: ExecuteOptions;
-  outputs: KernelOutput[];
-  retainedStreamBytes: number;
-  outputsTruncated: boolean;
-  error?: CellErrorInfo;
-  executionCount: number | null;
-  startedAt: number;
-  calls: AbortController;
-  escalation?: NodeJS.Timeout;
-  resolve: (outcome: ExecuteOutcome) => void;
-  reject: (err: Error) => void;
-}
+export type { JsKernelOptions } from "./js-kernel-options.js";
 
 /** Unconsumed stream characters the worker may queue before its writes block (backpressure). */
 const BACKLOG_LIMIT_CHARS = 4 * 1024 * 1024;
 /** Output produced between cells (timers, late rejections) waits for the next cell up to this many characters. */
 const STRAY_LIMIT_CHARS = 256 * 1024;
 const STDERR_TAIL_CHARS = 8192;
-const MAX_REMEMBERED_CELLS = 2000;
 /** Shared bytes mirroring the worker's not-yet-posted stream text (the worker flushes at 32 KiB). */
 const TAIL_CAPACITY = 32 * 1024;
 
@@ -64,14 +26,6 @@ function createSharedState(): Int32Array {
   return new Int32Array(new SharedArrayBuffer(16 + TAIL_CAPACITY), 0, 4);
 }
 let kernelSerial = 0;
-
-function validateOptions(options: JsKernelOptions): JsKernelOptions {
-  const parsed = optionsSchema.safeParse(options);
-  if (parsed.success) return options;
-  const issue = parsed.error.issues[0];
-  const field = issue?.path.join(".") || "options";
-  throw new EvalkitError("INVALID_INPUT", `invalid JsKernel option ${field}: ${issue?.message}`, { field });
-}
 
 /** A retained JavaScript kernel (docs/javascript.md). A killed worker is replaced by a fresh one on the next `execute`. */
 export class JsKernel implements Kernel {
@@ -92,8 +46,7 @@ export class JsKernel implements Kernel {
   private isKilling = false;
   private exitListeners = new Set<(exit: KernelExit) => void>();
   private lastExit: KernelExit | undefined;
-  /** Per cell file name: where the rewrite moved columns, to report the user's own columns in stacks. */
-  private columnShifts = new Map<string, ColumnShift[]>();
+  private readonly columns = new CellColumnMap();
 
   constructor(options: JsKernelOptions = {}) {
     this.options = validateOptions(options);
@@ -233,7 +186,7 @@ export class JsKernel implements Kernel {
     const id = `${this.name}-${++this.cellSerial}`;
     const rewritten = rewriteJsCell(code);
     const filename = executionCount === null ? "<cell>" : `<cell ${executionCount}>`;
-    this.rememberShifts(filename, rewritten.columnShifts);
+    this.columns.remember(filename, rewritten.columnShifts);
     return new Promise<ExecuteOutcome>((resolve, reject) => {
       const cell: RunningCell = {
         id,
@@ -340,43 +293,10 @@ export class JsKernel implements Kernel {
     this.stray.push(output);
   }
 
-  private rememberShifts(filename: string, shifts: ColumnShift[]): void {
-    this.columnShifts.delete(filename);
-    if (shifts.length > 0) this.columnShifts.set(filename, shifts);
-    if (this.columnShifts.size > MAX_REMEMBERED_CELLS) {
-      const oldest = this.columnShifts.keys().next().value;
-      if (oldest !== undefined) this.columnShifts.delete(oldest);
-    }
-  }
-
-  private mapTraceback(traceback: string[]): string[] {
-    return traceback.map((line) =>
-      line.replace(/(<cell(?: \d+)?>):(\d+):(\d+)/g, (whole, file: string, row: string, col: string) => {
-        const shifts = this.columnShifts.get(file);
-        return shifts ? `${file}:${row}:${mapColumn(shifts, Number(row), Number(col))}` : whole;
-      }),
-    );
-  }
-
   private addOutput(cell: RunningCell, original: KernelOutput): void {
-    let output = original;
-    if (output.type === "error") {
-      output = { ...output, traceback: this.mapTraceback(output.traceback) };
-      cell.error = { ename: output.ename, evalue: output.evalue, traceback: output.traceback };
-    }
-    cell.options.onOutput?.(output);
-    if (output.type !== "stream") {
-      cell.outputs.push(output);
-      return;
-    }
-    cell.retainedStreamBytes += output.text.length;
-    if (cell.retainedStreamBytes > (this.options.retainStreamBytes ?? 1024 * 1024)) {
-      cell.outputsTruncated = true;
-      return;
-    }
-    const last = cell.outputs[cell.outputs.length - 1];
-    if (last?.type === "stream" && last.name === output.name) last.text += output.text;
-    else cell.outputs.push({ ...output });
+    const output =
+      original.type === "error" ? { ...original, traceback: this.columns.map(original.traceback) } : original;
+    recordOutput(cell, output, this.options.retainStreamBytes ?? 1024 * 1024);
   }
 
   private async answerCall(callId: string, method: string, params: Record<string, unknown>): Promise<void> {
