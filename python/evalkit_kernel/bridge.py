@@ -44,9 +44,13 @@ def _await(key, frame, on_interrupt):
     return slot.frame
 
 
-def call(method, params=None):
-    """Run `method` on the host and return its value; raises HostError with the host's message."""
-    cell_id = state.current_cell_id()
+def call(method, params=None, cell_id=None):
+    """Run `method` on the host and return its value; raises HostError with the host's message.
+
+    `cell_id` pins the call to the cell a worker thread was started for (default: the running cell).
+    """
+    if cell_id is None:
+        cell_id = state.current_cell_id()
     if cell_id is None:
         raise RuntimeError("%s() can only be called while a cell is running" % method)
     call_id = "c%d" % next(_ids)

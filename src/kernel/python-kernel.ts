@@ -348,6 +348,16 @@ export class PythonKernel implements Kernel {
       return;
     }
     const cell = this.running;
+    if (frame.type === "call" && (!cell || frame.id !== cell.id)) {
+      // A thread of a finished cell is waiting on this call: answer, or it waits forever.
+      this.send({
+        type: "reply",
+        callId: frame.callId,
+        ok: false,
+        error: { name: "CellEnded", message: "the cell that made this call has ended" },
+      });
+      return;
+    }
     if (!cell || frame.id !== cell.id) return; // late frames of an abandoned cell
     switch (frame.type) {
       case "started":
