@@ -1,0 +1,88 @@
+// Command line of `evalkit repl`: flags, validation and the usage text.
+import { parseArgs } from "node:util";
+import { EvalkitError } from "../errors.js";
+import { splitCommandLine } from "../tool/launcher.js";
+
+export const REPL_USAGE = `usage: evalkit repl [options]
+
+An interactive Python (and JavaScript) session on evalkit's kernel.
+
+options:
+  --python PATH       interpreter to run (default: the usual resolution, see "evalkit doctor")
+  --cwd DIR           working directory of the kernel (default: the current directory)
+  --session NAME      keep a separate input history for NAME ($EVALKIT_HOME/history-NAME)
+  --launcher CMD      run the interpreter through a command prefix, e.g. "docker exec -i box"
+  --timeout SECONDS   interrupt cells that run longer than this (default: no limit)
+  --js                start in JavaScript mode
+  -h, --help          show this help
+
+inside the REPL: :help lists the commands; Ctrl-C interrupts, Ctrl-D exits.
+`;
+
+/** What `evalkit repl` was asked to do. */
+export interface ReplArgs {
+  python?: string;
+  cwd?: string;
+  session?: string;
+  launcher?: string[];
+  timeoutSec?: number;
+  startInJs: boolean;
+  isHelp: boolean;
+}
+
+const SESSION_NAME = /^[A-Za-z0-9._-]{1,64}$/;
+
+/** Parses `argv` (the words after `repl`); a bad flag is INVALID_INPUT naming it (exit status 2). */
+export function parseReplArgs(argv: string[]): ReplArgs {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    values = parseArgs({
+      args: argv,
+      allowPositionals: false,
+      strict: true,
+      options: {
+        python: { type: "string" },
+        cwd: { type: "string" },
+        session: { type: "string" },
+        launcher: { type: "string" },
+        timeout: { type: "string" },
+        js: { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
+    }).values;
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    throw new EvalkitError("INVALID_INPUT", `repl: ${message}`);
+  }
+  const args: ReplArgs = { startInJs: values.js === true, isHelp: values.help === true };
+  if (typeof values.python === "string") args.python = requireNonEmpty("--python", values.python);
+  if (typeof values.cwd === "string") args.cwd = requireNonEmpty("--cwd", values.cwd);
+  if (typeof values.session === "string") {
+    if (!SESSION_NAME.test(values.session))
+      throw new EvalkitError(
+        "INVALID_INPUT",
+        "repl: --session must be 1-64 letters, digits, '.', '_' or '-'",
+        { field: "session" },
+      );
+    args.session = values.session;
+  }
+  if (typeof values.launcher === "string") {
+    const words = splitCommandLine(values.launcher, "launcher");
+    if (words.length > 0) args.launcher = words;
+  }
+  if (typeof values.timeout === "string") {
+    const seconds = Number(values.timeout);
+    if (values.timeout.trim() === "" || !Number.isFinite(seconds) || seconds <= 0)
+      throw new EvalkitError("INVALID_INPUT", "repl: --timeout must be a positive number of seconds", {
+        field: "timeout",
+      });
+    args.timeoutSec = seconds;
+  }
+  return args;
+}
+
+function requireNonEmpty(flag: string, value: string): string {
+  if (value.trim() === "")
+    throw new EvalkitError("INVALID_INPUT", `repl: ${flag} must not be empty`, { field: flag.slice(2) });
+  return value;
+}

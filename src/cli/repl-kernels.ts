@@ -1,0 +1,132 @@
+// The REPL's kernels: one retained Python kernel and one JS kernel (started on first use), restart and shutdown.
+import type { CellLanguage } from "../contracts/cell-result.js";
+import { JsKernel } from "../kernel/js-kernel.js";
+import type { Kernel } from "../kernel/kernel.js";
+import { PythonKernel } from "../kernel/python-kernel.js";
+import { buildKernelEnv } from "../runtime/child-env.js";
+import { filterEnv } from "../runtime/env-filter.js";
+import { resolvePython } from "../runtime/resolve-python.js";
+import { type Completeness, checkJsComplete } from "./repl-completeness.js";
+
+export interface ReplKernelConfig {
+  python?: string;
+  cwd: string;
+  launcher?: string[];
+}
+
+/** How the Python kernel was found, for the banner. */
+export interface PythonDescription {
+  executable: string;
+  version: string;
+  reason: string;
+  pid: number | undefined;
+}
+
+/**
+ * Owns the REPL's kernels directly rather than through SessionManager: an interactive session needs no idle
+ * eviction or default timeout, and it talks to the kernel itself (is_complete, input requests, restarts).
+ */
+export class ReplKernels {
+  private readonly config: ReplKernelConfig;
+  private python: PythonKernel | undefined;
+  private js: JsKernel | undefined;
+  private pythonCommand: { executable: string; env: Record<string, string>; reason: string } | undefined;
+  /** The execution count the next cell of each language will most likely get. */
+  readonly nextCount: Record<CellLanguage, number> = { py: 1, js: 1 };
+
+  constructor(config: ReplKernelConfig) {
+    this.config = config;
+  }
+
+  /** Resolves the interpreter (once) and starts a Python kernel. */
+  async startPython(): Promise<PythonDescription> {
+    if (this.pythonCommand === undefined) this.pythonCommand = await this.resolveCommand();
+    const { executable, env, reason } = this.pythonCommand;
+    const kernel = new PythonKernel({
+      python: executable,
+      cwd: this.config.cwd,
+      env,
+      ...(this.config.launcher ? { launcher: this.config.launcher } : {}),
+    });
+    await kernel.start();
+    this.python = kernel;
+    this.nextCount.py = 1;
+    return {
+      executable: kernel.info?.executable ?? executable,
+      version: kernel.info?.pythonVersion ?? "unknown",
+      reason,
+      pid: kernel.info?.pid,
+    };
+  }
+
+  /** The kernel for `language`, starting JS on first use. Python must have been started. */
+  async get(language: CellLanguage): Promise<Kernel> {
+    if (language === "py") {
+      if (this.python === undefined || !this.python.isAlive) await this.startPython();
+      return this.python as PythonKernel;
+    }
+    if (this.js === undefined) {
+      this.js = new JsKernel({ cwd: this.config.cwd, env: filterEnv(process.env) });
+      this.nextCount.js = 1;
+    }
+    await this.js.start();
+    return this.js;
+  }
+
+  /** True when Python is running (used to decide whether a restart is needed). */
+  get isPythonAlive(): boolean {
+    return this.python?.isAlive === true;
+  }
+
+  /** Replaces the kernel of `language` with a fresh one (state lost). */
+  async restart(language: CellLanguage): Promise<PythonDescription | undefined> {
+    if (language === "py") {
+      await this.python?.shutdown();
+      this.python = undefined;
+      return this.startPython();
+    }
+    await this.js?.shutdown();
+    this.js = undefined;
+    await this.get("js");
+    return undefined;
+  }
+
+  /** Whether `code` is a whole cell: the runner decides for Python (codeop), acorn for JS. */
+  async checkComplete(language: CellLanguage, code: string): Promise<Completeness> {
+    if (language === "js") return checkJsComplete(code);
+    if (this.python === undefined || !this.python.isAlive) return { status: "complete", indent: "" };
+    try {
+      return await this.python.isComplete(code);
+    } catch {
+      return { status: "complete", indent: "" };
+    }
+  }
+
+  /** Shuts every kernel down (exit request, then SIGTERM/SIGKILL to its process group). */
+  async shutdown(): Promise<void> {
+    await Promise.allSettled([this.python?.shutdown(), this.js?.shutdown()]);
+    this.python = undefined;
+    this.js = undefined;
+  }
+
+  private async resolveCommand() {
+    if (this.config.launcher) {
+      // The interpreter lives on the other side of the launcher: nothing local to search or check.
+      const executable = this.config.python ?? "python3";
+      return {
+        executable,
+        env: filterEnv(process.env),
+        reason: `run through ${this.config.launcher.join(" ")}`,
+      };
+    }
+    const resolved = await resolvePython({
+      cwd: this.config.cwd,
+      ...(this.config.python !== undefined ? { python: this.config.python } : {}),
+    });
+    return {
+      executable: resolved.executable,
+      env: buildKernelEnv(resolved, process.env),
+      reason: resolved.reason,
+    };
+  }
+}

@@ -1,0 +1,223 @@
+// `evalkit repl`: the interactive terminal front end — prompt, commands, cells, and a clean shutdown.
+import { realpathSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+import type { CellLanguage } from "../contracts/cell-result.js";
+import { EvalkitError, isEvalkitError } from "../errors.js";
+import { createArtifactStore } from "../output/artifact-store.js";
+import { createPalette, shouldUseColor } from "../render/color.js";
+import type { InteractiveRenderOptions } from "../render/interactive-render.js";
+import { resolveEvalkitHome } from "../runtime/python-candidates.js";
+import { parseReplArgs, REPL_USAGE, type ReplArgs } from "./repl-args.js";
+import type { LastCellOutput } from "./repl-cell-output.js";
+import { parseReplCommand, REPL_HELP, renderMore } from "./repl-commands.js";
+import { HISTORY_LIMIT, loadHistory, resolveHistoryPath, saveHistory } from "./repl-history.js";
+import { detectImageProtocol, ImageOutput } from "./repl-images.js";
+import { type PythonDescription, ReplKernels } from "./repl-kernels.js";
+import { LineInput } from "./repl-line-input.js";
+import { formatPrompts, readCell } from "./repl-read-cell.js";
+import { runReplCell } from "./repl-run-cell.js";
+import { TerminalOutput } from "./repl-terminal.js";
+
+/** Runs the REPL until :quit / Ctrl-D / end of input; resolves to the exit status. */
+export async function runRepl(argv: string[]): Promise<number> {
+  const args = parseReplArgs(argv);
+  if (args.isHelp) {
+    process.stdout.write(REPL_USAGE);
+    return 0;
+  }
+  const cwd = checkCwd(args.cwd ?? process.cwd());
+  const session = new ReplSession(args, cwd);
+  return session.run();
+}
+
+function checkCwd(dir: string): string {
+  try {
+    const real = realpathSync(resolve(dir));
+    if (statSync(real).isDirectory()) return real;
+  } catch {
+    // reported below
+  }
+  throw new EvalkitError("INVALID_INPUT", `repl: --cwd ${dir} is not a directory`, { field: "cwd" });
+}
+
+class ReplSession {
+  private readonly args: ReplArgs;
+  private readonly terminal = new TerminalOutput(process.stdout);
+  private readonly render: InteractiveRenderOptions;
+  private readonly kernels: ReplKernels;
+  private readonly home = resolveEvalkitHome(process.env);
+  private language: CellLanguage;
+  private last: LastCellOutput | undefined;
+  private interruptCell: (() => void) | undefined;
+  private lineInput: LineInput | undefined;
+
+  constructor(args: ReplArgs, cwd: string) {
+    this.args = args;
+    this.render = { color: shouldUseColor(process.stdout, process.env) };
+    this.language = args.startInJs ? "js" : "py";
+    this.kernels = new ReplKernels({
+      cwd,
+      ...(args.python !== undefined ? { python: args.python } : {}),
+      ...(args.launcher !== undefined ? { launcher: args.launcher } : {}),
+    });
+  }
+
+  async run(): Promise<number> {
+    const palette = createPalette(this.render);
+    let python: PythonDescription | undefined;
+    try {
+      python = await this.kernels.startPython();
+    } catch (err) {
+      const message = isEvalkitError(err) ? `${err.message} [${err.code}]` : String(err);
+      if (this.args.python !== undefined || this.args.launcher !== undefined) {
+        process.stderr.write(`evalkit repl: ${message}\n`);
+        return 1;
+      }
+      this.terminal.write(
+        `${palette.yellow(`no Python: ${message}`)}\n${palette.dim("continuing in JavaScript")}\n`,
+      );
+      this.language = "js";
+    }
+    this.terminal.write(`${this.banner(python)}\n`);
+
+    const historyPath = resolveHistoryPath(this.home, this.args.session);
+    let historyError: string | undefined;
+    const lineInput = new LineInput({
+      input: process.stdin,
+      output: process.stdout,
+      terminal: this.terminal,
+      history: loadHistory(historyPath),
+      historySize: HISTORY_LIMIT,
+      onHistory: (history) => {
+        const error = saveHistory(historyPath, history);
+        if (error !== undefined && historyError === undefined) {
+          historyError = error;
+          this.terminal.write(`${palette.dim(`history not saved: ${error}`)}\n`);
+        }
+      },
+      onInterrupt: () => this.interruptCell?.(),
+    });
+    this.lineInput = lineInput;
+    const onSignal = () => {
+      // Without a terminal (piped stdin) Ctrl-C arrives as a signal: same meaning as the key.
+      if (this.interruptCell) this.interruptCell();
+      else if (!lineInput.interruptPending()) void this.close();
+    };
+    const onHangup = () => void this.close().then(() => process.exit(129));
+    process.on("SIGINT", onSignal);
+    process.on("SIGHUP", onHangup);
+    process.on("SIGTERM", onHangup);
+    try {
+      await this.loop(lineInput, python !== undefined || this.language === "py");
+    } finally {
+      process.off("SIGINT", onSignal);
+      process.off("SIGHUP", onHangup);
+      process.off("SIGTERM", onHangup);
+      await this.close();
+    }
+    return 0;
+  }
+
+  private async loop(lineInput: LineInput, hasPython: boolean): Promise<void> {
+    const images = new ImageOutput({
+      protocol: detectImageProtocol(process.env, process.stdout.isTTY === true),
+      dir: join(this.home, "images"),
+    });
+    const artifacts = createArtifactStore({ dir: join(this.home, "artifacts") });
+    const palette = createPalette(this.render);
+    for (;;) {
+      const language = this.language;
+      const prompts = formatPrompts(language, this.kernels.nextCount[language], this.render.color);
+      const read = await readCell(lineInput, prompts, (code) => this.kernels.checkComplete(language, code));
+      if (read.kind === "eof") return;
+      if (read.kind === "interrupt") continue;
+      let code = read.code;
+      let cellLanguage = language;
+      if (/^(:|%more\s*$|(exit|quit)(\(\))?$)/.test(code)) {
+        const command = parseReplCommand(code);
+        if (command.kind === "quit") return;
+        if (command.kind === "help") {
+          this.terminal.write(REPL_HELP);
+          continue;
+        }
+        if (command.kind === "more") {
+          this.terminal.write(renderMore(this.last, this.render));
+          continue;
+        }
+        if (command.kind === "unknown") {
+          this.terminal.write(`${palette.yellow(`unknown command :${command.name}`)} (try :help)\n`);
+          continue;
+        }
+        if (command.kind === "restart") {
+          await this.restart(language);
+          continue;
+        }
+        if (command.language === "py" && !hasPython && !this.kernels.isPythonAlive) {
+          this.terminal.write(`${palette.yellow("Python is not available in this session")}\n`);
+          continue;
+        }
+        if (command.code === undefined) {
+          this.language = command.language;
+          continue;
+        }
+        code = command.code;
+        cellLanguage = command.language;
+      }
+      try {
+        const result = await runReplCell(code, cellLanguage, {
+          kernels: this.kernels,
+          terminal: this.terminal,
+          lineInput,
+          render: this.render,
+          images,
+          artifacts,
+          ...(this.args.timeoutSec !== undefined ? { timeoutSec: this.args.timeoutSec } : {}),
+          setInterruptHandler: (handler) => {
+            this.interruptCell = handler;
+          },
+        });
+        this.last = result.output;
+        if (result.status === "killed" || result.status === "died") await this.restart(cellLanguage);
+      } catch (err) {
+        // The kernel could not be started or reached: report it and keep the prompt.
+        const message = isEvalkitError(err) ? `${err.message} [${err.code}]` : String(err);
+        this.terminal.ensureLineStart();
+        this.terminal.write(`${palette.boldRed(`evalkit: ${message}`)}\n`);
+      }
+      if (lineInput.isEnded) return;
+    }
+  }
+
+  private async restart(language: CellLanguage): Promise<void> {
+    const palette = createPalette(this.render);
+    try {
+      const python = await this.kernels.restart(language);
+      const what = python ? `Python ${python.version}, pid ${python.pid}` : "JavaScript";
+      this.terminal.write(
+        `${palette.dim(`[note] started a fresh kernel (${what}); earlier variables are gone`)}\n`,
+      );
+    } catch (err) {
+      const message = isEvalkitError(err) ? `${err.message} [${err.code}]` : String(err);
+      this.terminal.write(`${palette.boldRed(`evalkit: could not restart the kernel: ${message}`)}\n`);
+    }
+  }
+
+  private closing: Promise<void> | undefined;
+
+  private close(): Promise<void> {
+    this.closing ??= (async () => {
+      this.lineInput?.close();
+      await this.kernels.shutdown();
+    })();
+    return this.closing;
+  }
+
+  private banner(python: PythonDescription | undefined): string {
+    const palette = createPalette(this.render);
+    const parts = ["evalkit repl"];
+    if (python) parts.push(`Python ${python.version} (${python.executable})`);
+    if (this.args.session) parts.push(`session ${this.args.session}`);
+    const mode = this.language === "js" ? " · JavaScript mode" : "";
+    return `${palette.bold(parts.join(" · "))}${mode}\n${palette.dim(":help for commands, :js / :py to switch language, Ctrl-D to exit")}`;
+  }
+}
