@@ -278,6 +278,11 @@ def find_magics(source):
                     text, end = body, index
                 indent = text[: len(text) - len(text.lstrip(" \t"))]
                 call = _magic_call(indent, text[len(indent) :])
+                if call is not None and _CELL_MAGIC.match(text):
+                    # A misplaced cell magic takes the rest of the cell with it: its body is not Python.
+                    rest = "".join(_line_ending(lines[k]) for k in range(index + 1, len(lines)))
+                    found.append((index, len(lines) - 1, call + _line_ending(lines[index]) + rest))
+                    break
                 if call is not None:
                     ending = _line_ending(lines[end])
                     replacement = call + ending + "".join(_line_ending(lines[k]) for k in range(index + 1, end + 1))

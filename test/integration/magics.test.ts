@@ -1,0 +1,192 @@
+// Line and cell magics in a real Python kernel: files, environment, timing, namespace, capture, help, history.
+
+import { mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { startKernel } from "../helpers/python.js";
+import { describeOutputs, runOk } from "./magics-helpers.js";
+
+function scratchDir(): string {
+  return realpathSync(mkdtempSync(join(tmpdir(), "evalkit-magics-")));
+}
+
+describe("line magics in a real Python kernel", () => {
+  it("%cd expands ~, persists across cells, emits a status event and shows no result", async () => {
+    const kernel = await startKernel();
+    const cd = await runOk(kernel, "%cd ~");
+    expect(cd.results).toEqual([]);
+    expect(cd.statuses).toEqual([{ op: "cd", path: homedir() }]);
+    expect((await runOk(kernel, "%pwd")).result).toBe(`'${homedir()}'`);
+    const dir = scratchDir();
+    await runOk(kernel, `%cd ${dir}`);
+    expect((await runOk(kernel, "here = %pwd\nhere")).result).toBe(`'${dir}'`);
+    await runOk(kernel, "%cd -");
+    expect((await runOk(kernel, "import os; os.getcwd()")).result).toBe(`'${homedir()}'`);
+  });
+
+  it("%ls returns a sorted listing of a path", async () => {
+    const kernel = await startKernel();
+    const dir = scratchDir();
+    for (const name of ["b.txt", "a.txt", "c.txt"]) writeFileSync(join(dir, name), "");
+    expect((await runOk(kernel, `%ls ${dir}`)).result).toBe("['a.txt', 'b.txt', 'c.txt']");
+  });
+
+  it("%env lists, reads and sets variables and %set_env sets one", async () => {
+    const kernel = await startKernel();
+    const set = await runOk(kernel, "%env EVK_A=one");
+    expect(set.stdout).toBe("env: EVK_A=one\n");
+    expect(set.results).toEqual([]);
+    await runOk(kernel, "%set_env EVK_B two words");
+    expect((await runOk(kernel, "%env EVK_A")).result).toBe("'one'");
+    expect((await runOk(kernel, "all_env = %env\nall_env['EVK_B']")).result).toBe("'two words'");
+    expect((await runOk(kernel, "!echo $EVK_A")).stdout).toBe("one\n");
+  });
+
+  it("%time returns the expression's value and %timeit honours -n and -r", async () => {
+    const kernel = await startKernel();
+    const timed = await runOk(kernel, "%time sum(range(10))");
+    expect(timed.result).toBe("45");
+    expect(timed.stdout).toMatch(/^CPU times: user .+\nWall time: .+\n$/);
+    expect(timed.statuses[0]?.op).toBe("time");
+    const loops = await runOk(kernel, "%timeit -n 3 -r 2 x = 1");
+    expect(loops.stdout).toMatch(/per loop \(mean ± std\. dev\. of 2 runs, 3 loops each\)/);
+    expect(loops.results).toEqual([]);
+    const cell = await runOk(kernel, "%%timeit -n 2 -r 1 base = 10\ntotal = base * 2");
+    expect(cell.stdout).toMatch(/of 1 run, 2 loops each/);
+    expect(
+      (await runOk(kernel, "r = %timeit -o -q -n 1 -r 3 pass\n(r.loops, r.repeat, len(r.all_runs))")).result,
+    ).toBe("(1, 3, 3)");
+  });
+
+  it("%who and %whos list only the user's names, never evalkit's", async () => {
+    const kernel = await startKernel();
+    expect((await runOk(kernel, "%who")).stdout).toBe("Interactive namespace is empty.\n");
+    await runOk(kernel, "import json\nalpha = 1\n_private = 2\ndef beta(): pass");
+    const who = await runOk(kernel, "%who");
+    expect(who.stdout).toBe("alpha\tbeta\tjson\n");
+    expect(who.results).toEqual([]);
+    const whos = await runOk(kernel, "%whos");
+    expect(whos.stdout.split("\n")[0]).toMatch(/^Variable\s+Type\s+Data\/Info$/);
+    expect(whos.stdout).toMatch(/alpha\s+int\s+1/);
+  });
+
+  it("%reset -f clears the user's names and keeps display, magics and history working", async () => {
+    const kernel = await startKernel();
+    await runOk(kernel, "gone = 1\nalso_gone = [1, 2]");
+    await runOk(kernel, "%reset -f");
+    const after = describeOutputs(await kernel.execute("gone"));
+    expect(after.outcome.error?.ename).toBe("NameError");
+    expect((await runOk(kernel, "%who")).stdout).toBe("Interactive namespace is empty.\n");
+    const shown = await runOk(kernel, "display('still here')");
+    expect(shown.displays[0]?.data["text/plain"]).toBe("'still here'");
+    expect((await runOk(kernel, "x = !echo ok\nx")).result).toBe("['ok']");
+  });
+
+  it("%load runs a file's code here and %run merges a script's globals back", async () => {
+    const kernel = await startKernel();
+    const dir = scratchDir();
+    writeFileSync(join(dir, "lib.py"), "loaded = 6\n!echo from-load\nloaded * 7\n");
+    writeFileSync(
+      join(dir, "script.py"),
+      "import sys\nargs = sys.argv[1:]\nis_main = __name__ == '__main__'\n",
+    );
+    const load = await runOk(kernel, `%load ${join(dir, "lib.py")}`);
+    expect(load.stdout).toBe("from-load\n");
+    expect(load.result).toBe("42");
+    await runOk(kernel, `%run ${join(dir, "script.py")} one two`);
+    expect((await runOk(kernel, "(args, is_main, loaded)")).result).toBe("(['one', 'two'], True, 6)");
+  });
+
+  it("an unknown magic fails the cell with a UsageError that names it", async () => {
+    const kernel = await startKernel();
+    const run = describeOutputs(await kernel.execute("%frobnicate now"));
+    expect(run.outcome.status).toBe("error");
+    expect(run.outcome.error?.ename).toBe("UsageError");
+    expect(run.outcome.error?.evalue).toContain("%frobnicate");
+    expect(run.outcome.error?.traceback.join("\n")).toContain(
+      "UsageError: Line magic function `%frobnicate`",
+    );
+  });
+
+  it("accepts what people paste from notebooks and lists the supported magics", async () => {
+    const kernel = await startKernel();
+    for (const line of [
+      "%matplotlib inline",
+      "%config InlineBackend.figure_format = 'retina'",
+      "%load_ext autoreload",
+    ]) {
+      const run = await runOk(kernel, line);
+      expect(run.results).toEqual([]);
+    }
+    expect((await runOk(kernel, "%xmode Plain")).stdout).toBe("Exception reporting mode: Plain\n");
+    const listing = (await runOk(kernel, "%lsmagic")).stdout;
+    for (const name of ["%pip", "%cd", "%timeit", "%%capture", "%%writefile", "%%bash"])
+      expect(listing).toContain(name);
+  });
+
+  it("obj? shows signature and docstring, obj?? and %pinfo2 add the source", async () => {
+    const kernel = await startKernel();
+    await runOk(kernel, 'def area(w, h=2):\n    """Area of a box."""\n    return w * h');
+    const one = await runOk(kernel, "area?");
+    expect(one.stdout).toContain("Signature: area(w, h=2)");
+    expect(one.stdout).toContain("Area of a box.");
+    expect(one.stdout).not.toContain("return w * h");
+    expect((await runOk(kernel, "area??")).stdout).toContain("return w * h");
+    expect((await runOk(kernel, "%pinfo2 area")).stdout).toContain("return w * h");
+    expect((await runOk(kernel, "%pinfo area")).stdout).toContain("Area of a box.");
+  });
+
+  it("keeps IPython's history names In, Out, _N, _iN, _, __ and ___", async () => {
+    const kernel = await startKernel();
+    await runOk(kernel, "10");
+    await runOk(kernel, "20");
+    await runOk(kernel, "30");
+    const run = await runOk(kernel, "(_, __, ___, _1, Out[2], _i3, In[1])");
+    expect(run.result).toBe("(30, 20, 10, 10, 20, '30', '10')");
+  });
+});
+
+describe("cell magics in a real Python kernel", () => {
+  it("%%capture stores stdout, stderr and rich outputs, and .show() replays them", async () => {
+    const kernel = await startKernel();
+    const captured = await runOk(
+      kernel,
+      "%%capture cap\nprint('quiet')\nimport sys; print('err', file=sys.stderr)\n!echo shell\ndisplay('shown')\n41 + 1",
+    );
+    expect(captured.outcome.outputs).toEqual([]);
+    const fields = await runOk(
+      kernel,
+      "(cap.stdout, cap.stderr, [o.data['text/plain'] for o in cap.outputs])",
+    );
+    expect(fields.result).toBe("('quiet\\nshell\\n', 'err\\n', [\"'shown'\", '42'])");
+    const shown = await runOk(kernel, "cap.show()");
+    expect(shown.stdout).toBe("quiet\nshell\n");
+    expect(shown.stderr).toBe("err\n");
+    expect(shown.displays.map((d) => d.data["text/plain"])).toEqual(["'shown'", "42"]);
+  });
+
+  it("%%writefile writes, overwrites and appends (-a) a file", async () => {
+    const kernel = await startKernel();
+    const path = join(scratchDir(), "notes.txt");
+    expect((await runOk(kernel, `%%writefile ${path}\nfirst`)).stdout).toBe(`Writing ${path}\n`);
+    expect((await runOk(kernel, `%%writefile -a ${path}\nsecond`)).stdout).toBe(`Appending to ${path}\n`);
+    expect(readFileSync(path, "utf8")).toBe("first\nsecond\n");
+    expect((await runOk(kernel, `%%writefile ${path}\nthird\n`)).stdout).toBe(`Overwriting ${path}\n`);
+    expect(readFileSync(path, "utf8")).toBe("third\n");
+  });
+
+  it("%%time runs the body once and shows its trailing expression", async () => {
+    const kernel = await startKernel();
+    const run = await runOk(kernel, "%%time\nvalue = 2\nvalue * 21");
+    expect(run.result).toBe("42");
+    expect(run.stdout).toContain("Wall time:");
+  });
+
+  it("a cell magic below the first line fails with a clear message", async () => {
+    const kernel = await startKernel();
+    const run = describeOutputs(await kernel.execute("x = 1\n%%bash\necho hi"));
+    expect(run.outcome.error?.ename).toBe("UsageError");
+    expect(run.outcome.error?.evalue).toContain("must be the first line");
+  });
+});
