@@ -16,6 +16,8 @@ function parse(argv: string[], allowPositionals: boolean) {
         cwd: { type: "string" },
         json: { type: "boolean" },
         check: { type: "boolean" },
+        force: { type: "boolean" },
+        "without-pip": { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
     });
@@ -38,8 +40,21 @@ export async function runDoctorCommand(argv: string[], io: CliIo): Promise<numbe
 export async function runSetupCommand(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parse(argv, true);
   if (values.help || positionals[0] !== "python") {
-    io.stdout("usage: evalkit setup python [--check] [--python PATH] [--cwd DIR]\n");
+    io.stdout(
+      "usage: evalkit setup python [--check] [--force] [--without-pip] [--python PATH] [--cwd DIR] [--json]\n",
+    );
     return values.help ? 0 : 2;
   }
-  return runSetupPython({ check: values.check, python: values.python, cwd: values.cwd }, io, process.env);
+  return runSetupPython(
+    {
+      check: values.check,
+      python: values.python,
+      cwd: values.cwd,
+      json: values.json,
+      force: values.force,
+      withoutPip: values["without-pip"],
+    },
+    io,
+    process.env,
+  );
 }
