@@ -1,6 +1,7 @@
 // Host side of the bridge: turns the embedder's agent/completion/tool handlers into a kernel's onCall.
 import type { BridgeCall, BridgeCallHandler } from "../kernel/kernel.js";
 import { ConcurrencyLimiter } from "./concurrency-limiter.js";
+import { linkSignals } from "./linked-signal.js";
 
 /** What a handler gets besides its params. */
 export interface BridgeHandlerContext {
@@ -64,7 +65,8 @@ export class HostBridge {
 
   private async dispatch(call: BridgeCall, cell: BridgeCellContext): Promise<unknown> {
     const { handler, toolName, params } = this.selectHandler(call);
-    const signal = AbortSignal.any([call.signal, cell.signal]);
+    const linked = linkSignals([call.signal, cell.signal]);
+    const signal = linked.signal;
     const release = PAUSING_METHODS.has(call.method) ? cell.pauseTimeout() : undefined;
     try {
       const releaseSlot = await this.limiter.acquire(signal).catch(() => {
@@ -80,6 +82,7 @@ export class HostBridge {
     } catch (err) {
       throw toHandlerError(err);
     } finally {
+      linked.unlink();
       release?.();
     }
   }

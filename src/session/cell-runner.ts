@@ -5,6 +5,7 @@ import type { ExecuteOptions, ExecuteOutcome, Kernel, KernelExit } from "../kern
 import type { HostBridge } from "./bridge-handlers.js";
 import { describeDeathDuringCell, describeExitCause, trimStderrTail } from "./exit-cause.js";
 import { CellWatchdog, describeTimeout } from "./idle-timeout.js";
+import { linkSignals } from "./linked-signal.js";
 import type { SessionCellOutcome } from "./session-types.js";
 
 export interface CellRunOptions {
@@ -36,8 +37,10 @@ export async function runCell(options: CellRunOptions): Promise<CellRun> {
   const { kernel } = options;
   const startedAt = performance.now();
   const watchdog = new CellWatchdog({ timeoutSec: options.timeoutSec, maxTimeoutSec: options.maxTimeoutSec });
-  const abortSignal = AbortSignal.any([...options.callerSignals, options.disposeSignal, watchdog.signal]);
-  const cellEnded = new AbortController();
+  const linked = linkSignals([...options.callerSignals, options.disposeSignal, watchdog.signal]);
+  const abortSignal = linked.signal;
+  // Bridge handlers' scope: aborted on interrupt, timeout, cancel, and when the cell ends whatever the way.
+  const cellScope = new AbortController();
   const outputs: KernelOutput[] = [];
   let abortCause: AbortCause | undefined;
   let isKilledByUs = false;
@@ -53,8 +56,11 @@ export async function runCell(options: CellRunOptions): Promise<CellRun> {
       return "disposed";
     return "cancelled";
   };
+  let interruptedAt = 0;
   const onAbort = () => {
     abortCause = classifyAbort();
+    cellScope.abort(abortSignal.reason);
+    interruptedAt = performance.now();
     kernel.interrupt();
     // The one timer besides the watchdog: the grace an interrupted cell gets before its kernel is killed.
     escalation = setTimeout(() => {
@@ -64,11 +70,13 @@ export async function runCell(options: CellRunOptions): Promise<CellRun> {
   };
 
   if (!kernel.isAlive) {
+    linked.unlink();
     watchdog.dispose();
     removeExitListener();
     return { kind: "not-started", error: new Error("the kernel was not running") };
   }
   if (abortSignal.aborted) {
+    linked.unlink();
     watchdog.dispose();
     removeExitListener();
     return {
@@ -85,7 +93,7 @@ export async function runCell(options: CellRunOptions): Promise<CellRun> {
       options.onOutput?.(output);
     },
     onCall: options.bridge.createCallHandler({
-      signal: AbortSignal.any([abortSignal, cellEnded.signal]),
+      signal: cellScope.signal,
       pauseTimeout: () => watchdog.pause(),
     }),
   };
@@ -111,8 +119,10 @@ export async function runCell(options: CellRunOptions): Promise<CellRun> {
       isKernelLost: false,
     };
   } catch (err) {
-    if (isNotStarted(err)) return { kind: "not-started", error: err };
-    if (!isEvalkitError(err, "KERNEL_DIED")) throw err;
+    // After our own interrupt or kill, a closed kernel is the kill ladder's doing, not a cell that never ran.
+    if (abortCause === undefined && !isKilledByUs && isNotStarted(err))
+      return { kind: "not-started", error: err };
+    if (!isEvalkitError(err, "KERNEL_DIED") && !isEvalkitError(err, "KERNEL_CLOSED")) throw err;
     const exit = exitFromError(err) ?? observedExit ?? (await waitForExit(kernel, 1000));
     const isKilled = isKilledByUs || err.details.killed === true;
     const outcome: SessionCellOutcome = {
@@ -129,7 +139,9 @@ export async function runCell(options: CellRunOptions): Promise<CellRun> {
     } else if (isKilled && abortCause !== undefined) {
       outcome.status = "killed";
       const what = abortCause === "timeout" ? describeTimeout(watchdog.timeoutSec) : "eval cell cancelled";
-      const graceSec = formatGrace(options.interruptGraceMs);
+      // The kernel may run its own, shorter ladder (the JS worker does): report the grace that really passed.
+      const graceMs = isKilledByUs ? options.interruptGraceMs : performance.now() - interruptedAt;
+      const graceSec = formatGrace(graceMs);
       outcome.notices.push(
         `${what}; the kernel did not stop within ${graceSec}s of the interrupt and was killed; state was lost`,
       );
@@ -152,7 +164,8 @@ export async function runCell(options: CellRunOptions): Promise<CellRun> {
     removeExitListener();
     if (escalation !== undefined) clearTimeout(escalation);
     watchdog.dispose();
-    cellEnded.abort(new DOMException("the cell ended", "AbortError"));
+    linked.unlink();
+    cellScope.abort(new DOMException("the cell ended", "AbortError"));
   }
 }
 
@@ -242,6 +255,6 @@ function waitForExit(kernel: Kernel, timeoutMs: number): Promise<KernelExit | un
 }
 
 function formatGrace(ms: number): string {
-  const seconds = ms / 1000;
+  const seconds = Math.round(ms / 100) / 10;
   return Number.isInteger(seconds) ? String(seconds) : seconds.toFixed(1);
 }

@@ -1,5 +1,6 @@
 // The manager's defaults: the runtime's interpreter resolution and the real kernels (PythonKernel for py cells).
 import { EvalkitError } from "../errors.js";
+import { JsKernel } from "../kernel/js-kernel.js";
 import type { Kernel } from "../kernel/kernel.js";
 import { PythonKernel } from "../kernel/python-kernel.js";
 import { buildKernelEnv } from "../runtime/child-env.js";
@@ -25,19 +26,20 @@ export function buildPlainEnv(extraEnv: Record<string, string>): Record<string, 
   return filterEnv(process.env, { extra: extraEnv });
 }
 
-/** Builds PythonKernel for `py`; JS kernels need a factory until the JS kernel is wired in. */
+/**
+ * PythonKernel for `py`, JsKernel for `js`. The JS worker keeps its own short interrupt grace (a synchronous
+ * loop in a worker can never honour an interrupt, so waiting 5 s would only waste the caller's time).
+ */
 export const createDefaultKernel: KernelFactory = (spec: KernelSpec): Kernel => {
-  if (spec.language === "py") {
-    if (spec.interpreter === undefined) {
-      throw new EvalkitError("INTERNAL", "a Python kernel spec without an interpreter");
-    }
-    return new PythonKernel({
-      python: spec.interpreter,
-      cwd: spec.cwd,
-      env: spec.env,
-      interruptGraceMs: spec.interruptGraceMs,
-      ...(spec.launcher && spec.launcher.length > 0 ? { launcher: spec.launcher } : {}),
-    });
+  if (spec.language === "js") return new JsKernel({ cwd: spec.cwd, env: spec.env });
+  if (spec.interpreter === undefined) {
+    throw new EvalkitError("INTERNAL", "a Python kernel spec without an interpreter");
   }
-  throw new EvalkitError("JS_UNAVAILABLE", "no JavaScript kernel is available in this build");
+  return new PythonKernel({
+    python: spec.interpreter,
+    cwd: spec.cwd,
+    env: spec.env,
+    interruptGraceMs: spec.interruptGraceMs,
+    ...(spec.launcher && spec.launcher.length > 0 ? { launcher: spec.launcher } : {}),
+  });
 };

@@ -7,6 +7,7 @@ import { runCell } from "./cell-runner.js";
 import type { ConcurrencyLimiter } from "./concurrency-limiter.js";
 import { clampTimeoutSec } from "./idle-timeout.js";
 import type { KernelPool, PoolEntry } from "./kernel-pool.js";
+import { linkSignals } from "./linked-signal.js";
 import type { KernelMode, KernelSpec, SessionCellOutcome, SessionCellRequest } from "./session-types.js";
 import { sessionCellRequestSchema, validateInput } from "./session-validation.js";
 
@@ -94,20 +95,27 @@ export class SessionCall {
     const timeoutSec = clampTimeoutSec(request.timeoutSec, context.maxTimeoutSec, context.defaultTimeoutSec);
 
     if (context.mode === "session" && !this.releaseQueue) {
-      const waitSignal = AbortSignal.any([...signals, context.disposeSignal]);
+      const wait = linkSignals([...signals, context.disposeSignal]);
       try {
-        this.releaseQueue = await context.queue.acquire(waitSignal);
+        this.releaseQueue = await context.queue.acquire(wait.signal);
       } catch {
-        if (context.disposeSignal.aborted)
-          throw new EvalkitError("DISPOSED", "the session manager was disposed");
-        return cancelledWhileQueued();
+        return context.disposeSignal.aborted ? cancelledByDispose() : cancelledWhileQueued();
+      } finally {
+        wait.unlink();
       }
     }
 
     const notices: string[] = [];
     let shouldReset = request.reset === true;
     for (;;) {
-      const lease = await this.acquireKernel(language, shouldReset, notices);
+      let lease: Lease;
+      try {
+        lease = await this.acquireKernel(language, shouldReset, notices);
+      } catch (err) {
+        // dispose() while the kernel was starting: the cell never ran, like one still in the queue.
+        if (isEvalkitError(err, "DISPOSED")) return cancelledByDispose();
+        throw err;
+      }
       shouldReset = false;
       const run = await runCell({
         kernel: lease.kernel,
@@ -160,6 +168,7 @@ export class SessionCall {
         if (shouldReset) notices.push("kernel reset: a fresh kernel was started");
       }
       const kernel = await this.startKernel(language, await context.describeSpec(language));
+      await this.refuseIfDisposed(kernel);
       this.ownKernels.set(language, { kernel, untrack: context.trackOwnKernel(kernel) });
       return { kernel, entry: undefined };
     }
@@ -186,6 +195,7 @@ export class SessionCall {
       entry.restartNotice = undefined;
       context.pool.makeRoomFor(entry);
       const kernel = await this.startKernel(language, entry.spec);
+      await this.refuseIfDisposed(kernel);
       context.pool.install(entry, kernel);
     }
     return { kernel: entry.kernel as Kernel, entry };
@@ -213,6 +223,13 @@ export class SessionCall {
         untrack();
       }
     }
+  }
+
+  /** A kernel that finished starting after dispose() began would escape it: stop it here instead. */
+  private async refuseIfDisposed(kernel: Kernel): Promise<void> {
+    if (!this.context.disposeSignal.aborted) return;
+    await kernel.shutdown().catch(() => undefined);
+    throw new EvalkitError("DISPOSED", "the session manager was disposed");
   }
 
   private countFailure(language: CellLanguage, err: unknown): void {
@@ -263,6 +280,16 @@ function isKernelFailure(err: unknown): boolean {
     isEvalkitError(err, "KERNEL_CLOSED") ||
     isEvalkitError(err, "PROTOCOL_ERROR")
   );
+}
+
+function cancelledByDispose(): SessionCellOutcome {
+  return {
+    status: "cancelled",
+    executionCount: null,
+    outputs: [],
+    durationMs: 0,
+    notices: ["eval cell cancelled before it started: the session manager was disposed"],
+  };
 }
 
 function cancelledWhileQueued(): SessionCellOutcome {

@@ -41,6 +41,7 @@ export class FakeKernel implements Kernel {
 
   async start(): Promise<void> {
     if (this.behaviour.startDelayMs) await sleep(this.behaviour.startDelayMs);
+    if (this.exitInfo) throw new EvalkitError("KERNEL_START_FAILED", "shut down during start-up");
     if (this.behaviour.failStart) {
       this.exit({ exitCode: 1, signal: null, requested: false, stderrTail: "boom at start" });
       throw new EvalkitError("KERNEL_START_FAILED", "python exited during start-up (exit code 1)", {
@@ -178,7 +179,6 @@ export class FakeKernel implements Kernel {
   }
 
   async shutdown(): Promise<KernelExit | undefined> {
-    if (!this.isStarted && !this.exitInfo) return undefined;
     if (!this.exitInfo) this.exit({ exitCode: null, signal: "SIGTERM", requested: true, stderrTail: "" });
     return this.exitInfo;
   }
@@ -215,13 +215,15 @@ export class FakeKernel implements Kernel {
 }
 
 /** A factory that records every kernel it made; `failStarts` kernels fail to start first. */
-export function createFakeFactory(options: { failStarts?: number; alwaysFailStart?: boolean } = {}) {
+export function createFakeFactory(
+  options: { failStarts?: number; alwaysFailStart?: boolean; startDelayMs?: number } = {},
+) {
   const kernels: FakeKernel[] = [];
   let failuresLeft = options.failStarts ?? 0;
   const factory = (spec: KernelSpec): Kernel => {
     const shouldFail = options.alwaysFailStart === true || failuresLeft > 0;
     if (failuresLeft > 0) failuresLeft -= 1;
-    const kernel = new FakeKernel(spec, { failStart: shouldFail });
+    const kernel = new FakeKernel(spec, { failStart: shouldFail, startDelayMs: options.startDelayMs ?? 0 });
     kernels.push(kernel);
     return kernel;
   };

@@ -135,8 +135,19 @@ describe("retained Python sessions", () => {
   it("leave no process behind after dispose", async () => {
     const manager = createManager();
     const pids = [await pidOf(manager, "p1"), await pidOf(manager, "p2")];
-    const running = manager.run({ sessionId: "p3", cwd, code: "import time\ntime.sleep(30)" });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    let hasStarted = false;
+    const running = manager.run({
+      sessionId: "p3",
+      cwd,
+      code: "import os, time\nprint(os.getpid(), flush=True)\ntime.sleep(30)",
+      onOutput: (output) => {
+        if (output.type === "stream") {
+          pids.push(Number(output.text.trim()));
+          hasStarted = true;
+        }
+      },
+    });
+    expect(await waitFor(() => hasStarted, 10_000)).toBe(true);
     await manager.dispose();
     expect((await running).status).toBe("cancelled");
     expect(pids.some(isProcessAlive)).toBe(false);

@@ -109,6 +109,13 @@ describe("child processes of an interrupted cell", () => {
     expect(await waitFor(() => findProcesses("sleep", "317").length === 0, 5000)).toBe(true);
   }, 20_000);
 
+  it("are stopped for shell escapes (!sleep)", async () => {
+    const manager = createManager();
+    const outcome = await manager.run({ cwd, code: "!sleep 319", timeoutSec: 1 });
+    expect(outcome.status).toBe("timeout");
+    expect(await waitFor(() => findProcesses("sleep", "319").length === 0, 5000)).toBe(true);
+  }, 20_000);
+
   it("are stopped for shell commands too (os.system)", async () => {
     const manager = createManager();
     const outcome = await manager.run({ cwd, code: 'import os\nos.system("sleep 318")', timeoutSec: 1 });

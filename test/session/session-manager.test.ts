@@ -269,4 +269,20 @@ describe("dispose", () => {
     expect(kernels.every((k) => !k.isAlive)).toBe(true);
     await expect(manager.run({ cwd: dirA, code: "pid" })).rejects.toMatchObject({ code: "DISPOSED" });
   });
+
+  it("ends a cell whose kernel is still starting as cancelled, and stops that kernel", async () => {
+    const slow = createFakeFactory({ startDelayMs: 200 });
+    const manager = new SessionManager({ createKernel: slow.factory, resolveInterpreter: fakeResolver });
+    managers.push(manager);
+    const running = manager.run({ cwd: dirA, code: "set x 1" });
+    await sleep(50);
+    await manager.dispose();
+    const outcome = await running;
+    expect(outcome.status).toBe("cancelled");
+    expect(outcome.notices).toEqual([
+      "eval cell cancelled before it started: the session manager was disposed",
+    ]);
+    expect(slow.kernels[0]?.isAlive).toBe(false);
+    expect(slow.kernels[0]?.state.has("x")).toBe(false);
+  });
 });

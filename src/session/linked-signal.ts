@@ -1,0 +1,34 @@
+// AbortSignal.any with an explicit unlink: Node 20's version costs ~0.2 ms a call and keeps dependants of
+// long-lived signals (the manager's dispose signal) alive, which a cell-per-call workload cannot afford.
+
+/** A signal that aborts with the reason of the first source to abort, until `unlink()` detaches it. */
+export interface LinkedSignal {
+  readonly signal: AbortSignal;
+  /** Removes the listeners from the sources; the linked signal keeps whatever state it reached. */
+  unlink(): void;
+}
+
+/** Same semantics as `AbortSignal.any(sources)` (already-aborted sources abort at once, first reason wins). */
+export function linkSignals(sources: readonly (AbortSignal | undefined)[]): LinkedSignal {
+  const controller = new AbortController();
+  const attached: Array<{ source: AbortSignal; listener: () => void }> = [];
+  const unlink = () => {
+    for (const { source, listener } of attached) source.removeEventListener("abort", listener);
+    attached.length = 0;
+  };
+  for (const source of sources) {
+    if (!source) continue;
+    if (source.aborted) {
+      unlink();
+      controller.abort(source.reason);
+      return { signal: controller.signal, unlink };
+    }
+    const listener = () => {
+      unlink();
+      controller.abort(source.reason);
+    };
+    source.addEventListener("abort", listener, { once: true });
+    attached.push({ source, listener });
+  }
+  return { signal: controller.signal, unlink };
+}
