@@ -214,6 +214,8 @@ export class CellCollector {
   }
 
   private retainStream(name: "stdout" | "stderr", text: string): void {
+    // Past the cap nothing more is kept, so there is nothing to redact either.
+    if (this.isRetainCapped) return;
     if (this.openStream && this.openStream.name !== name) this.closeStream();
     this.appendRetained(name, this.streamRedactors[name].push(text));
   }
