@@ -1,0 +1,68 @@
+// One stdout-throughput trial in its own Node process, so the host's peak RSS belongs to this trial alone.
+// Usage: node bench/stdout-trial.mjs L|evalkit|kernel MB PYTHON   → prints one JSON line.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { BaselineRepl } from "./lib/baseline-client.mjs";
+import { printMegabytes } from "./lib/cells.mjs";
+import { assertOk, createBenchTool, loadEvalkit } from "./lib/evalkit-client.mjs";
+
+const [impl = "L", mbText = "50", python = "/usr/bin/python3"] = process.argv.slice(2);
+const mb = Number(mbText);
+const code = printMegabytes(mb);
+const MB = 1024 * 1024;
+
+async function measure(run) {
+  globalThis.gc?.();
+  const before = process.memoryUsage().rss;
+  const t0 = performance.now();
+  const chars = await run();
+  const seconds = (performance.now() - t0) / 1000;
+  const peak = process.resourceUsage().maxRSS * 1024;
+  return {
+    seconds,
+    chars,
+    mbps: chars / MB / seconds,
+    rssBeforeMB: before / MB,
+    peakRssMB: peak / MB,
+    growthMB: (peak - before) / MB,
+  };
+}
+
+let result;
+if (impl === "L") {
+  const repl = new BaselineRepl(python);
+  await repl.start();
+  await repl.execute("1+1");
+  result = await measure(async () => (await repl.execute(code)).streamChars);
+  await repl.stop();
+} else {
+  const api = await loadEvalkit();
+  const dir = mkdtempSync(join(tmpdir(), "evalkit-bench-"));
+  if (impl === "kernel") {
+    const kernel = new api.PythonKernel({ python, cwd: dir, retainStreamBytes: 0 });
+    await kernel.start();
+    await kernel.execute("1+1");
+    result = await measure(async () => {
+      let chars = 0;
+      await kernel.execute(code, {
+        onOutput: (o) => {
+          if (o.type === "stream") chars += o.text.length;
+        },
+      });
+      return chars;
+    });
+    await kernel.shutdown();
+  } else {
+    const tool = createBenchTool(api, python, dir);
+    assertOk(await tool.execute({ cells: [{ code: "1+1" }] }), "warm-up");
+    result = await measure(async () => {
+      const out = assertOk(await tool.execute({ cells: [{ code }] }), "stdout");
+      const cell = out.details.cells[0];
+      return cell.truncated ? cell.truncated.totalBytes : cell.text.length;
+    });
+    await tool.dispose();
+  }
+  rmSync(dir, { recursive: true, force: true });
+}
+process.stdout.write(`${JSON.stringify(result)}\n`);
