@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { runArtifact } from "../../src/cli/artifact.js";
 import { createArtifactStore } from "../../src/output/artifact-store.js";
 import { cleanupTools, makeTempDir } from "../tool/tool-helpers.js";
-import { captureIo } from "./cli-helpers.js";
+import { captureIo } from "../tool/capture-io.js";
 
 afterEach(cleanupTools);
 
