@@ -59,6 +59,8 @@ def main(config=None):
     state.main_module = _make_main_module()
     _load_optional_modules()
     hooks.install_namespace(state.user_namespace())
+    # Whatever is in __main__ before the first cell is evalkit's, whichever module put it there.
+    hooks.reserved_names.update(name for name in state.user_namespace() if not name.startswith("__"))
     if hasattr(signal, "SIGINT"):
         signal.signal(signal.SIGINT, signal.SIG_IGN)
 
