@@ -17,7 +17,12 @@ export class UsageError extends Error {
 type Options = NonNullable<ParseArgsConfig["options"]>;
 
 /** parseArgs in strict mode with tokens (so `-c` and FILE keep their order); parse failures become UsageError. */
-export function parseCommandArgs<T extends Options>(argv: string[], options: T) {
+export function parseCommandArgs<T extends Options>(
+  argv: string[],
+  options: T,
+): ReturnType<
+  typeof parseArgs<{ args: string[]; options: T; allowPositionals: true; strict: true; tokens: true }>
+> {
   try {
     return parseArgs({ args: argv, options, allowPositionals: true, strict: true, tokens: true });
   } catch (err) {
