@@ -1,0 +1,72 @@
+// One `tools/call` of the eval tool: validation as a tool error, progress, cancellation, the result as MCP content.
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { isEvalkitError } from "../errors.js";
+import type { EvalTool } from "../tool/eval-tool.js";
+import { safeParseEvalInput } from "../tool/input-schema.js";
+import type { EvalToolResult } from "../tool/run-call.js";
+import { createProgressReporter, type ProgressParams } from "./progress-reporter.js";
+
+export interface EvalCallContext {
+  /** Aborted by the SDK when the client sends `notifications/cancelled` for this request. */
+  signal: AbortSignal;
+  /** The request's `_meta.progressToken`: present only when the client asked for progress. */
+  progressToken: string | number | undefined;
+  sendProgress: (params: ProgressParams) => void;
+  heartbeatMs: number;
+}
+
+/** A tool error the model reads (`isError: true`): the server keeps serving. */
+export function toolError(message: string): CallToolResult {
+  return { content: [{ type: "text", text: message }], isError: true };
+}
+
+/** Maps the tool's result to MCP: text and image blocks, `details` as structured content, isError unless ok. */
+export function toCallToolResult(result: EvalToolResult): CallToolResult {
+  const content: CallToolResult["content"] = result.content.map((block) =>
+    block.type === "image"
+      ? { type: "image", data: block.data, mimeType: block.mimeType }
+      : { type: "text", text: block.text },
+  );
+  if (content.length === 0) content.push({ type: "text", text: "(no output)" });
+  return {
+    content,
+    structuredContent: result.details as unknown as Record<string, unknown>,
+    isError: !result.details.ok,
+  };
+}
+
+/** Runs one call; never throws for bad input or anything a cell did. */
+export async function runEvalToolCall(
+  tool: EvalTool,
+  args: unknown,
+  context: EvalCallContext,
+): Promise<CallToolResult> {
+  const parsed = safeParseEvalInput(tool.zodSchema, args ?? {});
+  if (!parsed.ok) {
+    return toolError(
+      `invalid eval input: ${parsed.error.problems.join("; ")}\n` +
+        'expected {"cells": [{"code": "...", "language"?: "py" | "js", "title"?, "timeout"?, "reset"?}]}',
+    );
+  }
+  const reporter =
+    context.progressToken === undefined
+      ? undefined
+      : createProgressReporter({
+          progressToken: context.progressToken,
+          totalCells: parsed.value.cells.length,
+          send: context.sendProgress,
+          heartbeatMs: context.heartbeatMs,
+        });
+  try {
+    const result = await tool.execute(args, {
+      signal: context.signal,
+      ...(reporter ? { onUpdate: (progress) => reporter.update(progress) } : {}),
+    });
+    return toCallToolResult(result);
+  } catch (err) {
+    if (isEvalkitError(err)) return toolError(`eval failed: ${err.message} [${err.code}]`);
+    return toolError(`eval failed: ${err instanceof Error ? err.message : String(err)}`);
+  } finally {
+    reporter?.stop();
+  }
+}

@@ -1,0 +1,197 @@
+// The eval tool as an MCP server: tool `eval`, artifacts as resources, completion() over sampling, stdio lifecycle.
+import { readFileSync } from "node:fs";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
+import { createEvalTool, type EvalTool } from "../tool/eval-tool.js";
+import { registerArtifactResources } from "./artifact-resources.js";
+import { runEvalToolCall } from "./eval-call.js";
+import { createSamplingCompletion } from "./sampling-completion.js";
+import { type EvalMcpServerOptions, resolveMcpServerOptions } from "./server-options.js";
+
+export type { EvalMcpServerOptions } from "./server-options.js";
+
+/** An MCP server around one eval tool: one session (state kept between calls) per connection. */
+export interface EvalMcpServer {
+  /** The SDK server (handlers registered); connect it to any transport. */
+  readonly server: Server;
+  /** The eval tool, created on first use, once the client's capabilities are known. */
+  getTool(): EvalTool;
+  connect(transport: Transport): Promise<void>;
+  /** Closes the connection; every kernel is shut down before `closed` resolves. */
+  close(): Promise<void>;
+  /** Resolves when the connection has closed and the tool is disposed. */
+  readonly closed: Promise<void>;
+}
+
+const INSTRUCTIONS =
+  "evalkit runs code cells in a persistent Python (and JavaScript) interpreter through the `eval` tool: " +
+  "variables, imports and files stay between calls until a cell sets `reset: true`. Outputs too long for the " +
+  "tool's text are stored in full and named `artifact://<id>`; read them as resources " +
+  "(`artifact://<id>?offset=N&limit=N`) or from a cell with `output(id)`.";
+
+function readVersion(): string {
+  try {
+    const url = new URL("../../package.json", import.meta.url);
+    return (JSON.parse(readFileSync(url, "utf8")) as { version?: string }).version ?? "0.0.0";
+  } catch {
+    return "0.0.0";
+  }
+}
+
+/** Creates the server; throws EvalkitError INVALID_INPUT for bad options (a bad cwd, EVALKIT_PY=maybe...). */
+export function createEvalMcpServer(options: EvalMcpServerOptions = {}): EvalMcpServer {
+  const config = resolveMcpServerOptions(options);
+  const server = new Server(
+    { name: "evalkit", title: "evalkit", version: readVersion() },
+    {
+      capabilities: { tools: {}, resources: { listChanged: true } },
+      instructions: INSTRUCTIONS,
+    },
+  );
+  let tool: EvalTool | undefined;
+  let backendsChecked: Promise<void> | undefined;
+  let resolveClosed!: () => void;
+  const closed = new Promise<void>((resolve) => {
+    resolveClosed = resolve;
+  });
+
+  const getTool = (): EvalTool => {
+    if (tool === undefined) {
+      // Only a client that declared sampling gets completion(); otherwise cells get the usual "no handler" error.
+      const canSample = server.getClientCapabilities()?.sampling !== undefined;
+      tool = createEvalTool({
+        ...config.toolOptions,
+        ...(canSample
+          ? {
+              handlers: {
+                completion: createSamplingCompletion(server, {
+                  maxTokens: config.samplingMaxTokens,
+                  timeoutMs: config.samplingTimeoutMs,
+                }),
+              },
+            }
+          : {}),
+      });
+    }
+    return tool;
+  };
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    const current = getTool();
+    // The description and schema advertise only backends that work (a missing Python leaves JS alone).
+    backendsChecked ??= current.checkBackends().then(
+      () => undefined,
+      () => undefined,
+    );
+    await backendsChecked;
+    const definition: Tool = {
+      name: current.name,
+      title: "Run Python / JavaScript cells",
+      description: current.description,
+      inputSchema: current.inputSchema as Tool["inputSchema"],
+      annotations: {
+        title: "Run code cells",
+        readOnlyHint: false,
+        idempotentHint: false,
+        openWorldHint: true,
+      },
+    };
+    return { tools: [definition] };
+  });
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const { name, arguments: args } = request.params;
+    if (name !== "eval") {
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `unknown tool ${JSON.stringify(name)} (this server has: eval)`,
+      );
+    }
+    const result = await runEvalToolCall(getTool(), args, {
+      signal: extra.signal,
+      progressToken: extra._meta?.progressToken,
+      heartbeatMs: config.progressHeartbeatMs,
+      sendProgress: (params) => {
+        extra.sendNotification({ method: "notifications/progress", params }).catch(() => undefined);
+      },
+    });
+    const cells = (result.structuredContent as { cells?: { truncated?: unknown }[] } | undefined)?.cells;
+    if (cells?.some((cell) => cell.truncated !== undefined)) {
+      server.sendResourceListChanged().catch(() => undefined);
+    }
+    return result;
+  });
+
+  registerArtifactResources(server, config.artifactsDir);
+
+  let isClosing = false;
+  server.onclose = () => {
+    if (isClosing) return;
+    isClosing = true;
+    const disposing = tool?.dispose() ?? Promise.resolve();
+    disposing.then(resolveClosed, resolveClosed);
+  };
+
+  return {
+    server,
+    getTool,
+    connect: (transport) => server.connect(transport),
+    close: async () => {
+      await server.close();
+      server.onclose?.();
+      await closed;
+    },
+    closed,
+  };
+}
+
+/** Options of {@link runMcpServer}: the server's, plus the streams (default: the process's stdio). */
+export interface RunMcpServerOptions extends EvalMcpServerOptions {
+  stdin?: NodeJS.ReadableStream;
+  stdout?: NodeJS.WritableStream;
+  /** Close cleanly on SIGTERM/SIGINT/SIGHUP (default true when using the process's stdio). */
+  handleSignals?: boolean;
+}
+
+/**
+ * Serves MCP on stdio until the client closes stdin (or a termination signal arrives), then shuts every kernel
+ * down and resolves.
+ */
+export async function runMcpServer(options: RunMcpServerOptions = {}): Promise<void> {
+  const { stdin = process.stdin, stdout = process.stdout, handleSignals, ...serverOptions } = options;
+  const isProcessStdio = stdout === process.stdout;
+  const mcp = createEvalMcpServer(serverOptions);
+  if (isProcessStdio) {
+    // stdout is the protocol channel: a stray console.log from anywhere must not corrupt it.
+    console.log = console.error;
+    console.info = console.error;
+    console.debug = console.error;
+  }
+  const transport = new StdioServerTransport(stdin as never, stdout as never);
+  const onEnd = () => {
+    void mcp.close();
+  };
+  stdin.once("end", onEnd);
+  stdin.once("close", onEnd);
+  stdout.once("error", onEnd);
+  const signals: NodeJS.Signals[] = (handleSignals ?? isProcessStdio) ? ["SIGTERM", "SIGINT", "SIGHUP"] : [];
+  for (const signal of signals) process.once(signal, onEnd);
+  try {
+    await mcp.connect(transport);
+    await mcp.closed;
+  } finally {
+    stdin.off("end", onEnd);
+    stdin.off("close", onEnd);
+    stdout.off("error", onEnd);
+    for (const signal of signals) process.off(signal, onEnd);
+  }
+}
