@@ -5,7 +5,6 @@ import type { ExecuteOptions, ExecuteOutcome, Kernel, KernelExit } from "../kern
 import type { HostBridge } from "./bridge-handlers.js";
 import { describeDeathDuringCell, describeExitCause, trimStderrTail } from "./exit-cause.js";
 import { CellWatchdog, describeTimeout } from "./idle-timeout.js";
-import { linkSignals } from "./linked-signal.js";
 import type { SessionCellOutcome } from "./session-types.js";
 
 export interface CellRunOptions {
@@ -36,30 +35,23 @@ type AbortCause = "timeout" | "cancelled" | "disposed";
 export async function runCell(options: CellRunOptions): Promise<CellRun> {
   const { kernel } = options;
   const startedAt = performance.now();
-  const watchdog = new CellWatchdog({ timeoutSec: options.timeoutSec, maxTimeoutSec: options.maxTimeoutSec });
-  const linked = linkSignals([...options.callerSignals, options.disposeSignal, watchdog.signal]);
-  const abortSignal = linked.signal;
-  // Bridge handlers' scope: aborted on interrupt, timeout, cancel, and when the cell ends whatever the way.
-  const cellScope = new AbortController();
   const outputs: KernelOutput[] = [];
   let abortCause: AbortCause | undefined;
   let isKilledByUs = false;
   let escalation: ReturnType<typeof setTimeout> | undefined;
-  let observedExit: KernelExit | undefined;
-  const removeExitListener = kernel.onExit((exit) => {
-    observedExit = exit;
-  });
-
-  const classifyAbort = (): AbortCause => {
-    if (watchdog.signal.aborted && abortSignal.reason === watchdog.signal.reason) return "timeout";
-    if (options.disposeSignal.aborted && abortSignal.reason === options.disposeSignal.reason)
-      return "disposed";
-    return "cancelled";
-  };
   let interruptedAt = 0;
-  const onAbort = () => {
-    abortCause = classifyAbort();
-    cellScope.abort(abortSignal.reason);
+  let observedExit: KernelExit | undefined;
+  // Bridge handlers' scope, created on the first bridge call: aborted on interrupt and when the cell ends.
+  let cellScope: AbortController | undefined;
+
+  // The cell's abort is AbortSignal.any([caller..., dispose, watchdog]) unrolled into listeners: this path
+  // runs for every warm cell, and Node 20's AbortSignal.any costs ~0.2 ms and leaks on long-lived sources.
+  const abortCell = (cause: AbortCause) => {
+    if (abortCause !== undefined) return;
+    abortCause = cause;
+    cellScope?.abort(
+      new DOMException(`the cell was ${cause === "timeout" ? "timed out" : "cancelled"}`, "AbortError"),
+    );
     interruptedAt = performance.now();
     kernel.interrupt();
     // The one timer besides the watchdog: the grace an interrupted cell gets before its kernel is killed.
@@ -68,34 +60,54 @@ export async function runCell(options: CellRunOptions): Promise<CellRun> {
       void options.killKernel().catch(() => {});
     }, options.interruptGraceMs);
   };
+  const watchdog = new CellWatchdog({
+    timeoutSec: options.timeoutSec,
+    maxTimeoutSec: options.maxTimeoutSec,
+    onExpire: () => abortCell("timeout"),
+  });
+  const onCallerAbort = () => abortCell("cancelled");
+  const onDispose = () => abortCell("disposed");
+  const detachSources = () => {
+    for (const signal of options.callerSignals) signal.removeEventListener("abort", onCallerAbort);
+    options.disposeSignal.removeEventListener("abort", onDispose);
+  };
 
   if (!kernel.isAlive) {
-    linked.unlink();
     watchdog.dispose();
-    removeExitListener();
     return { kind: "not-started", error: new Error("the kernel was not running") };
   }
-  if (abortSignal.aborted) {
-    linked.unlink();
+  const preAborted = options.disposeSignal.aborted
+    ? "disposed"
+    : options.callerSignals.some((signal) => signal.aborted)
+      ? "cancelled"
+      : undefined;
+  if (preAborted) {
     watchdog.dispose();
-    removeExitListener();
-    return {
-      kind: "finished",
-      outcome: buildAbortedBeforeStart(classifyAbort(), watchdog),
-      isKernelLost: false,
-    };
+    return { kind: "finished", outcome: buildAbortedBeforeStart(preAborted, watchdog), isKernelLost: false };
   }
-  abortSignal.addEventListener("abort", onAbort, { once: true });
+  for (const signal of options.callerSignals) signal.addEventListener("abort", onCallerAbort, { once: true });
+  options.disposeSignal.addEventListener("abort", onDispose, { once: true });
+  const removeExitListener = kernel.onExit((exit) => {
+    observedExit = exit;
+  });
+  const bridgeContext = {
+    get signal(): AbortSignal {
+      if (!cellScope) {
+        cellScope = new AbortController();
+        if (abortCause !== undefined)
+          cellScope.abort(new DOMException("the cell was interrupted", "AbortError"));
+      }
+      return cellScope.signal;
+    },
+    pauseTimeout: () => watchdog.pause(),
+  };
 
   const executeOptions: ExecuteOptions = {
     onOutput: (output) => {
       outputs.push(output);
       options.onOutput?.(output);
     },
-    onCall: options.bridge.createCallHandler({
-      signal: cellScope.signal,
-      pauseTimeout: () => watchdog.pause(),
-    }),
+    onCall: options.bridge.createCallHandler(bridgeContext),
   };
   const onInputRequest = options.onInputRequest;
   if (onInputRequest) {
@@ -160,12 +172,11 @@ export async function runCell(options: CellRunOptions): Promise<CellRun> {
     }
     return { kind: "finished", outcome, isKernelLost: true };
   } finally {
-    abortSignal.removeEventListener("abort", onAbort);
+    detachSources();
     removeExitListener();
     if (escalation !== undefined) clearTimeout(escalation);
     watchdog.dispose();
-    linked.unlink();
-    cellScope.abort(new DOMException("the cell ended", "AbortError"));
+    cellScope?.abort(new DOMException("the cell ended", "AbortError"));
   }
 }
 

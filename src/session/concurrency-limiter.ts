@@ -17,6 +17,13 @@ export class ConcurrencyLimiter {
     return this.waiters.length;
   }
 
+  /** A release function when a slot is free right now, else undefined (no waiting, no promise). */
+  tryAcquire(): (() => void) | undefined {
+    if (this.active >= this.limit) return undefined;
+    this.active += 1;
+    return this.createRelease();
+  }
+
   /** Resolves with a release function once a slot is free; rejects with the signal's reason on abort. */
   acquire(signal?: AbortSignal): Promise<() => void> {
     if (signal?.aborted) return Promise.reject(signal.reason);

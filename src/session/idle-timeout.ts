@@ -38,6 +38,8 @@ export interface CellWatchdogOptions {
   /** Requested budget in seconds; clamped to 1..maxTimeoutSec. */
   timeoutSec?: number;
   maxTimeoutSec?: number;
+  /** Called once when the budget runs out (cheaper than listening on `signal` on a hot path). */
+  onExpire?: (reason: DOMException) => void;
 }
 
 /**
@@ -47,23 +49,30 @@ export interface CellWatchdogOptions {
  */
 export class CellWatchdog {
   readonly timeoutSec: number;
-  private readonly controller = new AbortController();
+  private controller: AbortController | undefined;
+  private expiredReason: DOMException | undefined;
+  private readonly onExpire: ((reason: DOMException) => void) | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private pauseDepth = 0;
   private isDisposed = false;
 
   constructor(options: CellWatchdogOptions = {}) {
     this.timeoutSec = clampTimeoutSec(options.timeoutSec, options.maxTimeoutSec);
+    this.onExpire = options.onExpire;
     this.arm();
   }
 
-  /** Aborts (reason: a DOMException named `TimeoutError`) when the budget runs out. */
+  /** Aborts (reason: a DOMException named `TimeoutError`) when the budget runs out. Created on first use. */
   get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.expiredReason) this.controller.abort(this.expiredReason);
+    }
     return this.controller.signal;
   }
 
   get isExpired(): boolean {
-    return this.controller.signal.aborted;
+    return this.expiredReason !== undefined;
   }
 
   get isPaused(): boolean {
@@ -102,11 +111,16 @@ export class CellWatchdog {
   private arm(): void {
     if (this.isDisposed || this.isExpired || this.pauseDepth > 0) return;
     this.disarm();
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      if (this.isDisposed) return;
-      this.controller.abort(new DOMException(describeTimeout(this.timeoutSec), "TimeoutError"));
-    }, this.timeoutSec * 1000);
+    this.timer = setTimeout(() => this.expire(), this.timeoutSec * 1000);
+  }
+
+  private expire(): void {
+    this.timer = undefined;
+    if (this.isDisposed || this.isExpired) return;
+    const reason = new DOMException(describeTimeout(this.timeoutSec), "TimeoutError");
+    this.expiredReason = reason;
+    this.controller?.abort(reason);
+    this.onExpire?.(reason);
   }
 
   private disarm(): void {

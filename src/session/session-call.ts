@@ -94,6 +94,7 @@ export class SessionCall {
     const signals = [context.callSignal, request.signal].filter((s): s is AbortSignal => s !== undefined);
     const timeoutSec = clampTimeoutSec(request.timeoutSec, context.maxTimeoutSec, context.defaultTimeoutSec);
 
+    if (context.mode === "session" && !this.releaseQueue) this.releaseQueue = context.queue.tryAcquire();
     if (context.mode === "session" && !this.releaseQueue) {
       const wait = linkSignals([...signals, context.disposeSignal]);
       try {

@@ -120,4 +120,14 @@ describe("CellWatchdog", () => {
     expect(other.signal.aborted).toBe(false);
     expect(vi.getTimerCount()).toBe(0);
   });
+
+  it("calls onExpire once, and a signal first read after expiry is already aborted", () => {
+    const reasons: unknown[] = [];
+    const watchdog = new CellWatchdog({ timeoutSec: 1, onExpire: (reason) => reasons.push(reason) });
+    vi.advanceTimersByTime(5000);
+    expect(reasons).toHaveLength(1);
+    expect(isTimeoutReason(reasons[0])).toBe(true);
+    expect(watchdog.signal.aborted).toBe(true);
+    expect(watchdog.signal.reason).toBe(reasons[0]);
+  });
 });
