@@ -161,7 +161,11 @@ export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
 function buildManagerOptions(config: ResolvedToolOptions): SessionManagerOptions {
   const options: SessionManagerOptions = {
     mode: config.mode,
-    env: config.env,
+    // The prelude's output() reads artifacts from the kernel side: tell it where this tool stores them.
+    env:
+      config.artifactsDir !== undefined
+        ? { EVALKIT_ARTIFACTS_DIR: config.artifactsDir, ...config.env }
+        : config.env,
     defaultTimeoutSec: config.defaultTimeout,
     maxTimeoutSec: config.maxTimeout,
   };

@@ -63,9 +63,9 @@ function describeIssue(issue: z.core.$ZodIssue, received: unknown): string {
         return `expected at least ${issue.minimum} item${issue.minimum === 1 ? "" : "s"}, got ${describeReceived(received)}`;
       }
       if (issue.origin === "string") return `expected a non-empty string, got ${describeReceived(received)}`;
-      return `expected a value >= ${issue.minimum}, got ${describeReceived(received)}`;
+      return `expected a value ${issue.inclusive ? ">=" : ">"} ${issue.minimum}, got ${describeReceived(received)}`;
     case "too_big":
-      return `expected a value <= ${issue.maximum}, got ${describeReceived(received)}`;
+      return `expected a value ${issue.inclusive ? "<=" : "<"} ${issue.maximum}, got ${describeReceived(received)}`;
     default:
       return issue.message;
   }
