@@ -8,17 +8,34 @@ import { filterEnv } from "../runtime/env-filter.js";
 import { resolvePython } from "../runtime/resolve-python.js";
 import type { InterpreterResolver, KernelFactory, KernelSpec } from "./session-types.js";
 
-/** Resolves per cwd (explicit interpreter, venvs, PATH...) and builds the filtered child environment. */
+/**
+ * Resolves per cwd (explicit interpreter, venvs, PATH...) and builds the filtered child environment.
+ * With a launcher the interpreter lives on the far side (a container, a host), where nothing local can be
+ * searched: the interpreter is the explicit one or `python3`, and the launcher process itself gets the
+ * parent environment it needs to reach the far side (SSH_AUTH_SOCK, KUBECONFIG, DOCKER_HOST...). The far
+ * side's interpreter sees its own environment, not ours.
+ */
 export function createDefaultResolver(
   python: string | undefined,
   extraEnv: Record<string, string>,
+  launcher: string[] | undefined = undefined,
 ): InterpreterResolver {
+  if (launcher && launcher.length > 0) {
+    const env = { ...definedEntries(process.env), ...extraEnv };
+    return async () => ({ executable: python ?? "python3", env });
+  }
   return async (cwd) => {
     const options: { cwd: string; python?: string } = { cwd };
     if (python !== undefined) options.python = python;
     const resolved = await resolvePython(options);
     return { executable: resolved.executable, env: buildKernelEnv(resolved, process.env, extraEnv) };
   };
+}
+
+function definedEntries(env: NodeJS.ProcessEnv): Record<string, string> {
+  const result: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) if (value !== undefined) result[name] = value;
+  return result;
 }
 
 /** The environment of kernels that need no interpreter resolution (JS). */

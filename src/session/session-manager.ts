@@ -74,7 +74,7 @@ export class SessionManager {
     this.launcher = options.launcher;
     this.createKernel = options.createKernel ?? createDefaultKernel;
     this.resolveInterpreter =
-      options.resolveInterpreter ?? createDefaultResolver(options.python, this.extraEnv);
+      options.resolveInterpreter ?? createDefaultResolver(options.python, this.extraEnv, options.launcher);
     this.interruptGraceMs = options.interruptGraceMs ?? DEFAULT_INTERRUPT_GRACE_MS;
     this.defaultTimeoutSec = options.defaultTimeoutSec ?? DEFAULT_TIMEOUT_SEC;
     this.maxTimeoutSec = options.maxTimeoutSec ?? DEFAULT_MAX_TIMEOUT_SEC;

@@ -224,3 +224,18 @@ describe("bridge calls from Python", () => {
     expect(handlerSignal?.aborted).toBe(true);
   });
 });
+
+describe("kernels behind a launcher prefix", () => {
+  const launcher = fileURLToPath(new URL("../fixtures/session-launcher.sh", import.meta.url));
+
+  it("run through the launcher, keep state, and are interrupted through the protocol", async () => {
+    const mark = path.join(cwd, "launcher-mark.txt");
+    const manager = createManager({ launcher: [launcher], env: { SESSION_LAUNCHER_MARK: mark } });
+    await manager.run({ cwd, code: "z = 3" });
+    const { readFileSync } = await import("node:fs");
+    expect(readFileSync(mark, "utf8").trim()).toBe("launched");
+    const outcome = await manager.run({ cwd, code: "while True: pass", timeoutSec: 1 });
+    expect(outcome.status).toBe("timeout");
+    expect(textOf(await manager.run({ cwd, code: "z * 2" }))).toBe("6");
+  });
+});
