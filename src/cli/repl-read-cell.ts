@@ -34,9 +34,10 @@ export function isReplCommand(line: string): boolean {
 /**
  * Reads lines until the cell is complete. A whitespace-only line inside a block counts as a blank line (it
  * closes the block, as in IPython); an invalid cell is submitted anyway so the kernel reports the error.
+ * A cell starting with a `%%` magic ends at the first empty line.
  */
 export async function readCell(
-  input: LineInput,
+  input: Pick<LineInput, "readLine">,
   prompts: CellPrompts,
   checkComplete: (code: string) => Promise<Completeness>,
 ): Promise<CellRead> {
@@ -51,6 +52,11 @@ export async function readCell(
     }
     lines.push(read.text.trim() === "" ? "" : read.text.replace(/\s+$/, ""));
     const code = lines.join("\n");
+    // A `%%cell_magic` line means nothing without its body: read until an empty line, as IPython does.
+    if (/^\s*%%/.test(lines[0] ?? "") && lines[lines.length - 1] !== "") {
+      prefill = "";
+      continue;
+    }
     const answer = await checkComplete(code);
     if (answer.status !== "incomplete") return { kind: "code", code: code.replace(/\n+$/, "") };
     prefill = answer.indent;

@@ -1,0 +1,219 @@
+// End-to-end: the real `evalkit repl` in a pseudo-terminal (tmux), driven with send-keys and read with capture-pane.
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const ROOT = join(import.meta.dirname, "..", "..");
+const SOCKET = `evalkit-repl-test-${process.pid}`;
+const PYTHON = process.env.EVALKIT_TEST_PYTHON ?? "python3";
+const EXIT_MARK = "__REPL_EXITED__";
+
+function tmux(...args: string[]): string {
+  return execFileSync("tmux", ["-L", SOCKET, ...args], { encoding: "utf8" });
+}
+
+function listTsFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return listTsFiles(path);
+    return entry.name.endsWith(".ts") && !entry.name.endsWith(".d.ts") ? [path] : [];
+  });
+}
+
+/** dist/ is current when every src/*.ts has a compiled .js at least as new. */
+function isDistFresh(): boolean {
+  const src = join(ROOT, "src");
+  return listTsFiles(src).every((file) => {
+    const out = join(ROOT, "dist", relative(src, file)).replace(/\.ts$/, ".js");
+    return existsSync(out) && statSync(out).mtimeMs >= statSync(file).mtimeMs;
+  });
+}
+
+function shellQuote(word: string): string {
+  return `'${word.replace(/'/g, "'\\''")}'`;
+}
+
+/** One REPL running in its own tmux session. */
+class ReplPane {
+  readonly name: string;
+  readonly home: string;
+  private mark = 0;
+
+  constructor(name: string, replArgs: string[]) {
+    this.name = name;
+    this.home = mkdtempSync(join(tmpdir(), "evalkit-repl-test-"));
+    const command = [
+      `cd ${shellQuote(ROOT)} &&`,
+      `env EVALKIT_HOME=${shellQuote(this.home)} NO_COLOR= TERM=xterm-256color`,
+      `node bin/evalkit.js repl ${replArgs.map(shellQuote).join(" ")};`,
+      `echo ${EXIT_MARK}$?; sleep 600`,
+    ].join(" ");
+    tmux("new-session", "-d", "-s", name, "-x", "200", "-y", "50", command);
+  }
+
+  /** Everything the pane shows, scrollback included, without trailing blank lines. */
+  lines(): string[] {
+    const text = tmux("capture-pane", "-p", "-J", "-N", "-S", "-", "-t", this.name);
+    const lines = text.split("\n");
+    while (lines.length > 0 && lines[lines.length - 1]?.trim() === "") lines.pop();
+    return lines;
+  }
+
+  /** Text that appeared since the last `send` (from the prompt line it was typed at). */
+  recent(): string {
+    return this.lines().slice(this.mark).join("\n");
+  }
+
+  /** Types keys (tmux key names like Enter, C-c, C-d are sent as keys; `literal` text is typed as is). */
+  send(...keys: string[]): void {
+    this.mark = Math.max(0, this.lines().length - 1);
+    tmux("send-keys", "-t", this.name, ...keys);
+  }
+
+  type(text: string): void {
+    this.mark = Math.max(0, this.lines().length - 1);
+    tmux("send-keys", "-t", this.name, "-l", text);
+    tmux("send-keys", "-t", this.name, "Enter");
+  }
+
+  /** Polls the recent text until `pattern` matches; fails with the pane's content after `timeoutMs`. */
+  async waitFor(pattern: RegExp, timeoutMs = 15_000): Promise<RegExpMatchArray> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const match = this.recent().match(pattern);
+      if (match) return match;
+      if (Date.now() > deadline)
+        throw new Error(
+          `pane ${this.name}: ${pattern} not seen in ${timeoutMs} ms; pane shows:\n${this.recent()}`,
+        );
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  /** Waits for the next empty prompt (`In [n]:` with nothing typed after it). */
+  waitForPrompt(): Promise<RegExpMatchArray> {
+    return this.waitFor(/(In|js) \[\d+\]:\s*$/);
+  }
+
+  dispose(): void {
+    rmSync(this.home, { recursive: true, force: true });
+  }
+}
+
+function isProcessAlive(pid: number): boolean {
+  if (!existsSync(`/proc/${pid}`)) return false;
+  try {
+    // A zombie still has /proc/<pid>; it is gone for every practical purpose.
+    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, "utf8"));
+  } catch {
+    return false;
+  }
+}
+
+describe("evalkit repl in a terminal", () => {
+  let repl: ReplPane;
+  let plots: ReplPane;
+
+  beforeAll(() => {
+    if (!isDistFresh()) {
+      // Other files may not type-check while the tree is being edited; tsc still emits, so judge by the output.
+      spawnSync("npx", ["tsc", "-p", "tsconfig.build.json"], { cwd: ROOT, stdio: "ignore" });
+    }
+    expect(existsSync(join(ROOT, "dist", "cli", "repl.js"))).toBe(true);
+    repl = new ReplPane(`main-${process.pid}`, ["--python", PYTHON]);
+    plots = new ReplPane(`plots-${process.pid}`, ["--python", "/usr/bin/python3"]);
+  }, 120_000);
+
+  afterAll(() => {
+    spawnSync("tmux", ["-L", SOCKET, "kill-server"], { stdio: "ignore" });
+    repl?.dispose();
+    plots?.dispose();
+  });
+
+  it("starts with a banner naming the interpreter and shows the first prompt", async () => {
+    await repl.waitFor(/evalkit repl · Python \d+\.\d+/);
+    await repl.waitFor(/In \[1\]:\s*$/);
+  });
+
+  it("reads a multi-line function definition with auto-indent and calls it", async () => {
+    repl.type("def double(x):");
+    await repl.waitFor(/\.\.\.: {5}$/); // continuation prompt, body indented for us
+    repl.type("return x * 2"); // typed after the auto-indent
+    await repl.waitFor(/\.\.\.: {5}$/);
+    repl.send("Enter"); // an empty (indent-only) line closes the block
+    await repl.waitForPrompt();
+    repl.type("double(21)");
+    await repl.waitFor(/Out\[\d+\]: 42\n/);
+  });
+
+  it("passes !shell commands to the kernel", async () => {
+    repl.type("!echo hi-from-shell");
+    await repl.waitFor(/^hi-from-shell$/m);
+    await repl.waitForPrompt();
+  });
+
+  it("interrupts a long loop with Ctrl-C and keeps the kernel's state", async () => {
+    repl.type("kept = 41");
+    await repl.waitForPrompt();
+    repl.type("while True: pass");
+    await repl.waitFor(/running \d+\.\d s/); // the spinner: the cell is running
+    repl.send("C-c");
+    await repl.waitFor(/\[cancelled\] the cell was interrupted/);
+    await repl.waitForPrompt();
+    repl.type("kept + 1");
+    await repl.waitFor(/Out\[\d+\]: 42\n/);
+  });
+
+  it("answers input() from the terminal", async () => {
+    repl.type('answer = input("Your name? ")');
+    await repl.waitFor(/Your name\? $/);
+    repl.type("Ada");
+    await repl.waitForPrompt();
+    repl.type("answer.upper()");
+    await repl.waitFor(/Out\[\d+\]: 'ADA'\n/);
+  });
+
+  it("collapses 100 lines of output to 20 with a notice, and %more shows the rest", async () => {
+    repl.type("for i in range(100): print(f'line-{i}')");
+    const shown = await repl.waitFor(/80 more lines hidden; type %more to see them/);
+    const text = repl.recent();
+    expect(text).toContain("line-19");
+    expect(text).not.toContain("line-20");
+    expect(shown[0]).toBeDefined();
+    await repl.waitForPrompt();
+    repl.type("%more");
+    await repl.waitFor(/^line-99$/m);
+    const more = repl.recent();
+    expect(more).toContain("line-20");
+    expect(more).toContain("line-0");
+  });
+
+  it("saves a matplotlib plot to a PNG file and prints its path", async () => {
+    await plots.waitFor(/In \[1\]:\s*$/, 20_000);
+    plots.type("import matplotlib.pyplot as plt; plt.plot([1, 3, 2]); plt.show()");
+    const match = await plots.waitFor(/\[image\] image\/png saved to (\S+\.png)/, 30_000);
+    const path = match[1] ?? "";
+    expect(path.startsWith(join(plots.home, "images"))).toBe(true);
+    expect(existsSync(path)).toBe(true);
+    const bytes = readFileSync(path);
+    expect(bytes.subarray(0, 8).toString("hex")).toBe("89504e470d0a1a0a");
+    expect(bytes.length).toBeGreaterThan(1000);
+  });
+
+  it("exits on Ctrl-D, leaves no Python process behind and keeps the history", async () => {
+    repl.type("import os; os.getpid()");
+    const match = await repl.waitFor(/Out\[\d+\]: (\d+)\n/);
+    const pid = Number(match[1]);
+    expect(isProcessAlive(pid)).toBe(true);
+    await repl.waitForPrompt();
+    repl.send("C-d");
+    await repl.waitFor(new RegExp(`${EXIT_MARK}0`));
+    expect(isProcessAlive(pid)).toBe(false);
+    const history = readFileSync(join(repl.home, "history"), "utf8");
+    expect(history).toContain("def double(x):\n");
+    expect(history).toContain("kept + 1\n");
+    expect(history).not.toContain("Ada"); // answers to input() are not history
+  });
+});
