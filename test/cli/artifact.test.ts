@@ -2,8 +2,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { runArtifact } from "../../src/cli/artifact.js";
 import { createArtifactStore } from "../../src/output/artifact-store.js";
-import { cleanupTools, makeTempDir } from "../tool/tool-helpers.js";
 import { captureIo } from "../tool/capture-io.js";
+import { cleanupTools, makeTempDir } from "../tool/tool-helpers.js";
 
 afterEach(cleanupTools);
 

@@ -5,8 +5,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { runExec } from "../../src/cli/exec.js";
-import { cleanupTools, makeTempDir, TEST_PYTHON } from "../tool/tool-helpers.js";
 import { captureIo } from "../tool/capture-io.js";
+import { cleanupTools, makeTempDir, TEST_PYTHON } from "../tool/tool-helpers.js";
 
 afterEach(cleanupTools);
 
