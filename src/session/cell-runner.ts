@@ -29,13 +29,39 @@ export type CellRun =
   | { kind: "finished"; outcome: SessionCellOutcome; isKernelLost: boolean }
   | { kind: "not-started"; error: unknown };
 
+/** Text kept per cell for the outcome of a cell whose kernel died (everything still reaches `onOutput`). */
+const RETAINED_OUTPUT_CHARS = 1024 * 1024;
+
+/** Outputs in order, stream text coalesced and capped; later streams past the cap are dropped. */
+class RetainedOutputs {
+  readonly items: KernelOutput[] = [];
+  private chars = 0;
+
+  constructor(private readonly limit: number) {}
+
+  add(output: KernelOutput): void {
+    if (output.type !== "stream") {
+      this.items.push(output);
+      return;
+    }
+    if (this.chars >= this.limit) return;
+    const text = output.text.slice(0, this.limit - this.chars);
+    this.chars += text.length;
+    const last = this.items[this.items.length - 1];
+    if (last?.type === "stream" && last.name === output.name) last.text += text;
+    else this.items.push({ type: "stream", name: output.name, text });
+  }
+}
+
 type AbortCause = "timeout" | "cancelled" | "disposed";
 
 /** Runs the cell; never throws for kernel deaths (they become outcomes), only for host-side bugs. */
 export async function runCell(options: CellRunOptions): Promise<CellRun> {
   const { kernel } = options;
   const startedAt = performance.now();
-  const outputs: KernelOutput[] = [];
+  // Only read when the kernel dies mid-cell (a finished cell's outcome carries the kernel's own list), so
+  // keep it bounded: a cell printing gigabytes must not grow the host.
+  const outputs = new RetainedOutputs(RETAINED_OUTPUT_CHARS);
   let abortCause: AbortCause | undefined;
   let isKilledByUs = false;
   let escalation: ReturnType<typeof setTimeout> | undefined;
@@ -104,7 +130,7 @@ export async function runCell(options: CellRunOptions): Promise<CellRun> {
 
   const executeOptions: ExecuteOptions = {
     onOutput: (output) => {
-      outputs.push(output);
+      outputs.add(output);
       options.onOutput?.(output);
     },
     onCall: options.bridge.createCallHandler(bridgeContext),
@@ -140,7 +166,7 @@ export async function runCell(options: CellRunOptions): Promise<CellRun> {
     const outcome: SessionCellOutcome = {
       status: "died",
       executionCount: null,
-      outputs,
+      outputs: outputs.items,
       durationMs: performance.now() - startedAt,
       notices: [],
     };

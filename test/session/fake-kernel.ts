@@ -121,6 +121,12 @@ export class FakeKernel implements Kernel {
         }
         case "hang":
           return;
+        case "spam-then-die": {
+          const chunk = "x".repeat(64 * 1024);
+          for (let i = 0; i < Number(arg); i++) print(chunk);
+          setImmediate(() => this.exit({ exitCode: 9, signal: null, requested: false, stderrTail: "" }));
+          return;
+        }
         case "die":
           setImmediate(() =>
             this.exit({ exitCode: Number(arg), signal: null, requested: false, stderrTail: "" }),

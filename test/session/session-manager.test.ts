@@ -202,6 +202,21 @@ describe("crashes", () => {
     expect(next.notices[0]).toBe("kernel restarted: previous kernel exited (exit code 3); state was lost");
   });
 
+  it("keeps at most 1 MiB of a dead cell's output in its outcome, while onOutput still sees everything", async () => {
+    const { manager } = createManager();
+    let streamed = 0;
+    const outcome = await manager.run({
+      cwd: dirA,
+      code: "spam-then-die 64",
+      onOutput: (output) => {
+        if (output.type === "stream") streamed += output.text.length;
+      },
+    });
+    expect(outcome.status).toBe("died");
+    expect(streamed).toBe(64 * 64 * 1024);
+    expect(stdoutOf(outcome).length).toBe(1024 * 1024);
+  });
+
   it("classifies a signal death and keeps the kernel's stderr tail", async () => {
     const { manager } = createManager();
     const outcome = await manager.run({ cwd: dirA, code: "die-signal SIGSEGV" });
