@@ -101,6 +101,10 @@ def output(*ids, format="raw", query=None, offset=None, limit=None):
 
 
 def artifact_dir():
+    explicit = os.environ.get("EVALKIT_ARTIFACTS_DIR")
+    if explicit:
+        # The host stores artifacts somewhere other than $EVALKIT_HOME/artifacts (tool option artifactsDir).
+        return os.path.abspath(explicit)
     home = os.environ.get("EVALKIT_HOME") or os.path.join(os.path.expanduser("~"), ".evalkit")
     return os.path.abspath(os.path.join(home, "artifacts"))
 
