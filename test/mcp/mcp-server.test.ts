@@ -1,0 +1,134 @@
+// `evalkit mcp` driven by the SDK's own Client over stdio: tools, state, errors, progress, cancellation, shutdown.
+import type { Progress } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isProcessAlive, waitFor } from "../helpers/processes.js";
+import { buildCli, callEval, closeServers, type StartedServer, startServer, textOf } from "./mcp-helpers.js";
+
+beforeAll(buildCli, 120_000);
+afterAll(closeServers);
+
+describe("evalkit mcp", () => {
+  let server: StartedServer;
+  beforeAll(async () => {
+    server = await startServer();
+  });
+
+  it("lists one eval tool whose input schema is the tool's own JSON Schema", async () => {
+    const { tools } = await server.client.listTools();
+    expect(tools.map((tool) => tool.name)).toEqual(["eval"]);
+    const [tool] = tools;
+    expect(tool?.description).toContain("cells");
+    expect(tool?.inputSchema.type).toBe("object");
+    expect(tool?.inputSchema.required).toEqual(["cells"]);
+    expect(Object.keys(tool?.inputSchema.properties ?? {})).toEqual(
+      expect.arrayContaining(["cells", "timeout", "reset"]),
+    );
+    const { resourceTemplates } = await server.client.listResourceTemplates();
+    expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(["artifact://{id}{?offset,limit}"]);
+  });
+
+  it("runs a cell and keeps its state for the next call", async () => {
+    const first = await callEval(server.client, [{ code: "x = 41\nprint('hello')" }]);
+    expect(first.isError).toBe(false);
+    expect(textOf(first)).toContain("hello");
+    const second = await callEval(server.client, [{ code: "x + 1" }]);
+    expect(second.isError).toBe(false);
+    expect(textOf(second)).toContain("42");
+    const details = second.structuredContent as { ok: boolean; cells: { status: string; text: string }[] };
+    expect(details.ok).toBe(true);
+    expect(details.cells[0]).toMatchObject({ status: "ok", text: "42\n" });
+  });
+
+  it("reports a failing cell with isError, its traceback, and later cells as skipped", async () => {
+    const result = await callEval(server.client, [
+      { code: "1 / 0", title: "divide" },
+      { code: "print('never')" },
+    ]);
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain("ZeroDivisionError");
+    expect(textOf(result)).not.toContain("never");
+    const details = result.structuredContent as { ok: boolean; cells: { status: string }[] };
+    expect(details.ok).toBe(false);
+    expect(details.cells.map((cell) => cell.status)).toEqual(["error", "skipped"]);
+  });
+
+  it("answers invalid arguments with a tool error naming the field, and the next call works", async () => {
+    const bad = await server.client.callTool({
+      name: "eval",
+      arguments: { cells: [{ code: "1", language: "rb" }] },
+    });
+    expect(bad.isError).toBe(true);
+    expect(textOf(bad as never)).toContain('cells[0].language: expected "py" or "js", got "rb"');
+    const missing = await server.client.callTool({ name: "eval", arguments: {} });
+    expect(missing.isError).toBe(true);
+    expect(textOf(missing as never)).toContain("cells:");
+    const good = await callEval(server.client, [{ code: "x * 2" }]);
+    expect(good.isError).toBe(false);
+    expect(textOf(good)).toContain("82");
+  });
+
+  it("rejects an unknown tool name with a protocol error", async () => {
+    await expect(server.client.callTool({ name: "exec", arguments: {} })).rejects.toThrow(
+      /unknown tool "exec"/,
+    );
+  });
+
+  it("resets the interpreter when a cell asks for it", async () => {
+    const result = await callEval(server.client, [{ code: "'x' in globals()", reset: true }]);
+    expect(textOf(result)).toContain("False");
+    await callEval(server.client, [{ code: "x = 41" }]);
+  });
+
+  it("sends progress notifications with the running cell's latest output when the client asks", async () => {
+    const updates: Progress[] = [];
+    const result = await callEval(
+      server.client,
+      [{ code: "import time\nfor i in range(4):\n    print('step', i, flush=True)\n    time.sleep(0.4)" }],
+      { onprogress: (progress) => updates.push(progress) },
+    );
+    expect(result.isError).toBe(false);
+    expect(updates.length).toBeGreaterThanOrEqual(3);
+    const values = updates.map((update) => update.progress);
+    for (let i = 1; i < values.length; i++) expect(values[i]).toBeGreaterThan(values[i - 1]!);
+    expect(updates.every((update) => update.total === 1)).toBe(true);
+    expect(updates.some((update) => /running .*step \d/.test(update.message ?? ""))).toBe(true);
+  });
+
+  it("interrupts a busy loop when the client cancels, keeping earlier state", async () => {
+    const controller = new AbortController();
+    const started = Date.now();
+    const pending = callEval(server.client, [{ code: "while True:\n    pass", timeout: 60 }], {
+      signal: controller.signal,
+    });
+    setTimeout(() => controller.abort(new Error("user pressed stop")), 500);
+    await expect(pending).rejects.toThrow();
+    // Calls never overlap, so this one waits until the loop has really been interrupted.
+    const next = await callEval(server.client, [{ code: "x + 1" }]);
+    expect(Date.now() - started).toBeLessThan(8000);
+    expect(next.isError).toBe(false);
+    expect(textOf(next)).toContain("42");
+  });
+});
+
+describe("evalkit mcp lifecycle", () => {
+  it("exits on stdin close, leaving neither the server nor its kernel behind", async () => {
+    const server = await startServer();
+    const result = await callEval(server.client, [{ code: "import os\nos.getpid()" }]);
+    const kernelPid = Number(/\d+/.exec(textOf(result).split("\n").slice(1).join("\n"))?.[0]);
+    expect(isProcessAlive(kernelPid)).toBe(true);
+    const started = Date.now();
+    await server.client.close();
+    // The SDK's client sends SIGTERM after 2 s; closing sooner shows the server left on its own.
+    expect(Date.now() - started).toBeLessThan(1900);
+    expect(await waitFor(() => !isProcessAlive(server.pid) && !isProcessAlive(kernelPid), 5000)).toBe(true);
+  });
+
+  it("shuts its kernel down when terminated with SIGTERM", async () => {
+    const server = await startServer();
+    const result = await callEval(server.client, [{ code: "import os\nos.getpid()" }]);
+    const kernelPid = Number(/\d+/.exec(textOf(result).split("\n").slice(1).join("\n"))?.[0]);
+    expect(isProcessAlive(kernelPid)).toBe(true);
+    process.kill(server.pid, "SIGTERM");
+    expect(await waitFor(() => !isProcessAlive(server.pid) && !isProcessAlive(kernelPid), 5000)).toBe(true);
+  });
+});
