@@ -1,0 +1,134 @@
+// evalkit's public API: explicit named exports only. Everything else under src/ is internal.
+
+/** The eval result shape (DESIGN.md §3.2): one `CellResult` per cell inside `EvalDetails`. */
+export type {
+  CellLanguage,
+  CellResult,
+  CellStatus,
+  EvalDetails,
+  TruncationInfo,
+} from "./contracts/cell-result.js";
+/** What cells produce, in order: streams, displays, results, errors, status events. */
+export type {
+  CellErrorInfo,
+  CellOutput,
+  ClearOutput,
+  DisplayOutput,
+  ErrorOutput,
+  KernelOutput,
+  MimeBundle,
+  StatusOutput,
+  StreamOutput,
+} from "./contracts/outputs.js";
+/** The MIME type that carries prelude status events (`{op, ...}`) inside display bundles. */
+export { STATUS_MIME } from "./contracts/outputs.js";
+export type { EvalkitErrorCode, EvalkitErrorDetails } from "./errors.js";
+// Errors and the result contract
+/** The one error class evalkit throws, with a stable `code`; `isEvalkitError` narrows to it. */
+export { EvalkitError, isEvalkitError } from "./errors.js";
+export type { JsKernelOptions } from "./kernel/js-kernel.js";
+/** One retained JavaScript context in a worker thread. */
+export { JsKernel } from "./kernel/js-kernel.js";
+/** The contract both kernels fulfil. */
+export type {
+  BridgeCall,
+  BridgeCallHandler,
+  ExecuteOptions,
+  ExecuteOutcome,
+  Kernel,
+  KernelExit,
+} from "./kernel/kernel.js";
+export type { PythonKernelInfo, PythonKernelOptions } from "./kernel/python-kernel.js";
+// Kernels
+/** One retained Python subprocess speaking the NDJSON protocol (docs/protocol.md). */
+export { PythonKernel } from "./kernel/python-kernel.js";
+/** Artifact ids and `artifact://` URIs. */
+export { formatArtifactUri, parseArtifactId, resolveArtifactDir } from "./output/artifact-ids.js";
+export type { ArtifactInfo, ArtifactStore, ArtifactStoreOptions } from "./output/artifact-store.js";
+/** The artifact store: read full outputs back by byte range, list, prune. */
+export { createArtifactStore, listArtifacts, readArtifact } from "./output/artifact-store.js";
+/** HTML → markdown as the model view uses it (GFM tables). */
+export { convertHtmlToMarkdown } from "./output/display-html.js";
+export type { DisplayImage, DisplayParts, DisplayRenderOptions } from "./output/display-render.js";
+/** MIME bundle → model text (markdown > plain > HTML via turndown), images, JSON, status events. */
+export { collectDisplayParts, renderBundleText, renderOutputText } from "./output/display-render.js";
+/** Applies display-id updates and clear_output to a list of outputs, giving the latest state. */
+export { applyDisplayUpdates, toCellOutputs } from "./output/display-updates.js";
+export type { OutputSinkOptions, OutputSinkResult } from "./output/output-sink.js";
+// Output: bounded text, artifacts, redaction, display bundles
+/** Streams a cell's text into a bounded model view plus a raw artifact. */
+export { createOutputSink, OutputSink } from "./output/output-sink.js";
+/** Replaces secret values with `[REDACTED:NAME]`, whole-text or streaming. */
+export { createRedactor, createStreamRedactor } from "./output/redact.js";
+/** Sanitises text for a model: CRLF, `\r` progress collapse, ANSI/control characters. */
+export { sanitizeText } from "./output/sanitize.js";
+/** Whether to colour a stream (isTTY, NO_COLOR, TERM, FORCE_COLOR). */
+export { shouldUseColor } from "./render/color.js";
+export type { InteractiveRenderOptions } from "./render/interactive-render.js";
+/** Terminal renderer pieces: live 20-line preview, `%more`, tracebacks, notices, spinner. */
+export { collapseForTerminal, LivePreview, renderTraceback } from "./render/interactive-render.js";
+export type { ToolRenderCell, ToolRenderOptions } from "./render/tool-render.js";
+// Renderers (pure)
+/** Transcript renderer: results and code to text with 10-line previews and notices. */
+export { renderToolCell, renderToolTranscript } from "./render/tool-render.js";
+/** filterEnv plus the chosen interpreter's venv activation (PATH, VIRTUAL_ENV). */
+export { buildKernelEnv } from "./runtime/child-env.js";
+export type { FilterEnvOptions, SecretValue } from "./runtime/env-filter.js";
+/** The kernel's environment: allowlist minus secrets, plus the embedder's explicit extras. */
+export { collectSecretValues, filterEnv, isSecretName } from "./runtime/env-filter.js";
+/** The chosen interpreter, why it was chosen, and the rejected candidates. */
+export type { PythonReport, RejectedPython, ResolvedPython } from "./runtime/python-types.js";
+export type { ResolvePythonOptions } from "./runtime/resolve-python.js";
+// Runtime: which interpreter, which environment
+/** Finds the interpreter evalkit would run (explicit, VIRTUAL_ENV, CONDA_PREFIX, ./.venv, ./venv, managed venv, PATH). */
+export { describeCandidates, resolvePython } from "./runtime/resolve-python.js";
+/** Handlers a host registers so cells can call `agent()`, `completion()` and `tool.*`. */
+export type {
+  BridgeHandlerContext,
+  HostBridgeHandler,
+  HostBridgeHandlers,
+} from "./session/bridge-handlers.js";
+/** A cell's time budget with reference-counted pause/resume; `clampTimeoutSec` applies the 1..max rule. */
+export { CellWatchdog, clampTimeoutSec } from "./session/idle-timeout.js";
+// Sessions, timeouts and the host bridge
+/** Owns every kernel: retained sessions or per-call kernels, queues, eviction, crash replacement, timeouts. */
+export { SessionManager } from "./session/session-manager.js";
+export type {
+  KernelMode,
+  SessionCellOutcome,
+  SessionCellStatus,
+  SessionManagerOptions,
+  SessionRunRequest,
+} from "./session/session-types.js";
+/** Backend availability reported by `tool.checkBackends()`. */
+export type { BackendState, EvalBackendStatus } from "./tool/backends.js";
+/** The model-facing description for a given set of languages, mode and timeouts. */
+export { buildEvalDescription } from "./tool/description.js";
+export type { EvalExecuteContext, EvalTool } from "./tool/eval-tool.js";
+// The eval tool
+/** Creates the eval tool: JSON Schema + description for agents, exclusive `execute`, `dispose`. */
+export { createEvalTool } from "./tool/eval-tool.js";
+/** Formats zod issues as `field.path: expected X, got Y` lines. */
+export { formatZodIssues } from "./tool/format-issues.js";
+export type {
+  EvalCellInput,
+  EvalInput,
+  EvalInputSchema,
+  EvalInputSchemaOptions,
+  JsonSchemaObject,
+} from "./tool/input-schema.js";
+/** The tool's input schema: build it, convert it to JSON Schema, validate input with field-naming errors. */
+export {
+  createEvalInputSchema,
+  DEFAULT_CELL_TIMEOUT_SEC,
+  DEFAULT_MAX_TIMEOUT_SEC,
+  parseEvalInput,
+  safeParseEvalInput,
+  toInputJsonSchema,
+} from "./tool/input-schema.js";
+/** Content blocks a model reads: text and base64 images. */
+export type { EvalContent, EvalImageContent, EvalTextContent } from "./tool/result-content.js";
+/** What `execute()` resolves to, and what `onUpdate` receives while cells run. */
+export type { EvalProgress, EvalToolResult } from "./tool/run-call.js";
+/** Options of createEvalTool (interpreter, mode, backends, timeouts, handlers, output limits, launcher...). */
+export type { EvalOutputOptions, EvalToolOptions } from "./tool/tool-options.js";
