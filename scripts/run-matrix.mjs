@@ -24,6 +24,7 @@ const VITEST_FILES = [
   "test/integration/prelude.test.ts",
   "test/integration/prelude-bridge.test.ts",
   "test/session/python-timeouts.test.ts",
+  "test/kernel/magic-transformer.fuzz.test.ts",
 ];
 
 /** python/tests left out of the matrix: the first scans every interpreter's standard library from one
