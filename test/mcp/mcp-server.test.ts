@@ -94,6 +94,20 @@ describe("evalkit mcp", () => {
     expect(updates.some((update) => /running .*step \d/.test(update.message ?? ""))).toBe(true);
   });
 
+  it("sends no progress notifications to a client that did not ask for them", async () => {
+    const errors: Error[] = [];
+    server.client.onerror = (error) => errors.push(error);
+    try {
+      const result = await callEval(server.client, [
+        { code: "import time\nfor i in range(3):\n    print('step', i, flush=True)\n    time.sleep(0.3)" },
+      ]);
+      expect(textOf(result)).toContain("step 2");
+    } finally {
+      server.client.onerror = undefined;
+    }
+    expect(errors).toEqual([]);
+  });
+
   it("interrupts a busy loop when the client cancels, keeping earlier state", async () => {
     const controller = new AbortController();
     const started = Date.now();
