@@ -175,6 +175,28 @@ describe("evalkit repl in a terminal", () => {
     await repl.waitFor(/Out\[\d+\]: 'ADA'\n/);
   });
 
+  it("hides what is typed for getpass()", async () => {
+    repl.type('import getpass; pin = getpass.getpass("PIN: ")');
+    await repl.waitFor(/PIN: $/);
+    repl.type("s3cret-pin");
+    await repl.waitForPrompt();
+    repl.type("len(pin)");
+    await repl.waitFor(/Out\[\d+\]: 10\n/);
+    expect(repl.lines().join("\n")).not.toContain("s3cret-pin");
+  });
+
+  it("clears a half-typed line on Ctrl-C at the prompt without running it", async () => {
+    const prompt = await repl.waitForPrompt();
+    repl.send("-l", "undefined_name_typed_by_mistake");
+    await repl.waitFor(/undefined_name_typed_by_mistake$/);
+    repl.send("C-c");
+    await repl.waitFor(/\^C\n(In \[\d+\]:) $/);
+    repl.type("1 + 1");
+    await repl.waitFor(/Out\[\d+\]: 2\n/);
+    expect(repl.recent()).not.toContain("NameError");
+    expect(prompt[0]).toMatch(/In \[\d+\]/);
+  });
+
   it("collapses 100 lines of output to 20 with a notice, and %more shows the rest", async () => {
     repl.type("for i in range(100): print(f'line-{i}')");
     const shown = await repl.waitFor(/80 more lines hidden; type %more to see them/);
