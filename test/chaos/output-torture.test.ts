@@ -47,6 +47,20 @@ function expectCleanText(text: string) {
   expect(text.includes("\x1b")).toBe(false);
 }
 
+/** Byte equality with a readable failure: sizes and the first differing offset. */
+function expectSameBytes(actual: Buffer, expected: Buffer) {
+  if (actual.equals(expected)) return;
+  let offset = 0;
+  while (offset < actual.length && offset < expected.length && actual[offset] === expected[offset]) offset++;
+  expect({
+    actualBytes: actual.length,
+    expectedBytes: expected.length,
+    firstDifferenceAt: offset,
+    actual: actual.subarray(offset, offset + 40).toString("latin1"),
+    expected: expected.subarray(offset, offset + 40).toString("latin1"),
+  }).toEqual({ equal: true });
+}
+
 /** Python that writes `produce()`'s chunks (bytes) to fd 1 and to `file`, for a byte-exact comparison. */
 function mirroredCell(file: string, produce: string): string {
   return [
@@ -110,7 +124,7 @@ describe("chaos: output torture through the eval tool", () => {
     const result = await tool.execute({ cells: [{ code: mirroredCell(file, produce), timeout: 60 }] });
     const cell = result.details.cells[0]!;
     expect(cell.status).toBe("ok");
-    expect(readFileSync(artifactPath(cell)).equals(readFileSync(file))).toBe(true);
+    expectSameBytes(readFileSync(artifactPath(cell)), readFileSync(file));
     expect(cell.text).toMatch(/…\[\+\d+ chars\]/);
     expect(cell.text.length).toBeLessThan(100 * 1024);
   });
@@ -131,7 +145,7 @@ describe("chaos: output torture through the eval tool", () => {
     const result = await tool.execute({ cells: [{ code: mirroredCell(file, produce), timeout: 60 }] });
     const cell = result.details.cells[0]!;
     expect(cell.status).toBe("ok");
-    expect(readFileSync(artifactPath(cell)).equals(readFileSync(file))).toBe(true);
+    expectSameBytes(readFileSync(artifactPath(cell)), readFileSync(file));
     expectCleanText(cell.text);
     expect(JSON.parse(JSON.stringify(result.details)).ok).toBe(true);
   });
