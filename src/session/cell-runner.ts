@@ -3,6 +3,15 @@ import type { KernelOutput } from "../contracts/outputs.js";
 import { isEvalkitError } from "../errors.js";
 import type { ExecuteOptions, ExecuteOutcome, Kernel, KernelExit } from "../kernel/kernel.js";
 import type { HostBridge } from "./bridge-handlers.js";
+import {
+  type AbortCause,
+  buildAbortedBeforeStart,
+  buildOutcome,
+  exitFromError,
+  formatGrace,
+  RETAINED_OUTPUT_CHARS,
+  RetainedOutputs,
+} from "./cell-outcome.js";
 import { describeDeathDuringCell, describeExitCause, trimStderrTail } from "./exit-cause.js";
 import { CellWatchdog, describeTimeout } from "./idle-timeout.js";
 import type { SessionCellOutcome } from "./session-types.js";
@@ -28,32 +37,6 @@ export interface CellRunOptions {
 export type CellRun =
   | { kind: "finished"; outcome: SessionCellOutcome; isKernelLost: boolean }
   | { kind: "not-started"; error: unknown };
-
-/** Text kept per cell for the outcome of a cell whose kernel died (everything still reaches `onOutput`). */
-const RETAINED_OUTPUT_CHARS = 1024 * 1024;
-
-/** Outputs in order, stream text coalesced and capped; later streams past the cap are dropped. */
-class RetainedOutputs {
-  readonly items: KernelOutput[] = [];
-  private chars = 0;
-
-  constructor(private readonly limit: number) {}
-
-  add(output: KernelOutput): void {
-    if (output.type !== "stream") {
-      this.items.push(output);
-      return;
-    }
-    if (this.chars >= this.limit) return;
-    const text = output.text.slice(0, this.limit - this.chars);
-    this.chars += text.length;
-    const last = this.items[this.items.length - 1];
-    if (last?.type === "stream" && last.name === output.name) last.text += text;
-    else this.items.push({ type: "stream", name: output.name, text });
-  }
-}
-
-type AbortCause = "timeout" | "cancelled" | "disposed";
 
 /** Runs the cell; never throws for kernel deaths (they become outcomes), only for host-side bugs. */
 export async function runCell(options: CellRunOptions): Promise<CellRun> {
@@ -206,71 +189,10 @@ export async function runCell(options: CellRunOptions): Promise<CellRun> {
   }
 }
 
-function buildOutcome(
-  result: ExecuteOutcome,
-  abortCause: AbortCause | undefined,
-  watchdog: CellWatchdog,
-  durationMs: number,
-): SessionCellOutcome {
-  const outcome: SessionCellOutcome = {
-    status: result.status,
-    executionCount: result.executionCount,
-    outputs: result.outputs,
-    durationMs,
-    notices: [],
-  };
-  if (result.error) outcome.error = result.error;
-  // Once the budget ran out or the caller gave up, the cell did not end on its own terms even when it
-  // reports `ok` (os.system() swallows SIGINT while its child dies of it): say so.
-  if (abortCause === "timeout") {
-    outcome.status = "timeout";
-    outcome.notices.push(`${describeTimeout(watchdog.timeoutSec)}; kernel interrupted but remains running`);
-  } else if (abortCause !== undefined) {
-    outcome.status = "cancelled";
-    outcome.notices.push(
-      abortCause === "disposed"
-        ? "eval cell cancelled: the session manager was disposed"
-        : "eval cell cancelled; kernel interrupted but remains running",
-    );
-  } else if (result.cancelled) {
-    // Interrupted from elsewhere (a signal sent by hand): report it as cancelled all the same.
-    outcome.status = "cancelled";
-    outcome.notices.push("eval cell was interrupted; kernel remains running");
-  }
-  return outcome;
-}
-
-function buildAbortedBeforeStart(cause: AbortCause, watchdog: CellWatchdog): SessionCellOutcome {
-  const notice =
-    cause === "timeout"
-      ? `${describeTimeout(watchdog.timeoutSec)} before it started`
-      : "eval cell cancelled before it started";
-  return {
-    status: cause === "timeout" ? "timeout" : "cancelled",
-    executionCount: null,
-    outputs: [],
-    durationMs: 0,
-    notices: [notice],
-  };
-}
-
 /** The kernel was already closed, or died before it acknowledged the request. */
 function isNotStarted(err: unknown): boolean {
   if (isEvalkitError(err, "KERNEL_CLOSED")) return true;
   return isEvalkitError(err, "KERNEL_DIED") && err.details.started === false;
-}
-
-function exitFromError(err: { details: Record<string, unknown> }): KernelExit | undefined {
-  const raw = err.details.exit;
-  if (typeof raw === "object" && raw !== null && "requested" in raw) return raw as KernelExit;
-  const { exitCode, signal, stderrTail, requested } = err.details;
-  if (exitCode === undefined && signal === undefined) return undefined;
-  return {
-    exitCode: typeof exitCode === "number" ? exitCode : null,
-    signal: typeof signal === "string" ? (signal as NodeJS.Signals) : null,
-    requested: requested === true,
-    stderrTail: typeof stderrTail === "string" ? stderrTail : "",
-  };
 }
 
 /** The exit event can trail the rejection by a tick; wait briefly so the cause is not lost. */
@@ -289,9 +211,4 @@ function waitForExit(kernel: Kernel, timeoutMs: number): Promise<KernelExit | un
     remove = kernel.onExit((exit) => settle(exit));
     if (isSettled) remove();
   });
-}
-
-function formatGrace(ms: number): string {
-  const seconds = Math.round(ms / 100) / 10;
-  return Number.isInteger(seconds) ? String(seconds) : seconds.toFixed(1);
 }

@@ -3,6 +3,7 @@ import type { CellLanguage } from "../contracts/cell-result.js";
 import { EvalkitError, isEvalkitError } from "../errors.js";
 import type { Kernel } from "../kernel/kernel.js";
 import type { HostBridge } from "./bridge-handlers.js";
+import { cancelledByDispose, cancelledWhileQueued } from "./cell-outcome.js";
 import { runCell } from "./cell-runner.js";
 import type { ConcurrencyLimiter } from "./concurrency-limiter.js";
 import { clampTimeoutSec } from "./idle-timeout.js";
@@ -281,24 +282,4 @@ function isKernelFailure(err: unknown): boolean {
     isEvalkitError(err, "KERNEL_CLOSED") ||
     isEvalkitError(err, "PROTOCOL_ERROR")
   );
-}
-
-function cancelledByDispose(): SessionCellOutcome {
-  return {
-    status: "cancelled",
-    executionCount: null,
-    outputs: [],
-    durationMs: 0,
-    notices: ["eval cell cancelled before it started: the session manager was disposed"],
-  };
-}
-
-function cancelledWhileQueued(): SessionCellOutcome {
-  return {
-    status: "cancelled",
-    executionCount: null,
-    outputs: [],
-    durationMs: 0,
-    notices: ["eval cell cancelled while waiting for another call on this session to finish"],
-  };
 }

@@ -1,0 +1,122 @@
+// What a cell's outcome is made of: timeout/cancel classification, notices, bounded outputs of a dying cell.
+import type { KernelOutput } from "../contracts/outputs.js";
+import type { ExecuteOutcome, KernelExit } from "../kernel/kernel.js";
+import { type CellWatchdog, describeTimeout } from "./idle-timeout.js";
+import type { SessionCellOutcome } from "./session-types.js";
+
+/** Why the host stopped a cell early. */
+export type AbortCause = "timeout" | "cancelled" | "disposed";
+
+/** Text kept per cell for the outcome of a cell whose kernel died (everything still reaches `onOutput`). */
+export const RETAINED_OUTPUT_CHARS = 1024 * 1024;
+
+/** Outputs in order, stream text coalesced and capped; later streams past the cap are dropped. */
+export class RetainedOutputs {
+  readonly items: KernelOutput[] = [];
+  private chars = 0;
+
+  constructor(private readonly limit: number) {}
+
+  add(output: KernelOutput): void {
+    if (output.type !== "stream") {
+      this.items.push(output);
+      return;
+    }
+    if (this.chars >= this.limit) return;
+    const text = output.text.slice(0, this.limit - this.chars);
+    this.chars += text.length;
+    const last = this.items[this.items.length - 1];
+    if (last?.type === "stream" && last.name === output.name) last.text += text;
+    else this.items.push({ type: "stream", name: output.name, text });
+  }
+}
+
+export function buildOutcome(
+  result: ExecuteOutcome,
+  abortCause: AbortCause | undefined,
+  watchdog: CellWatchdog,
+  durationMs: number,
+): SessionCellOutcome {
+  const outcome: SessionCellOutcome = {
+    status: result.status,
+    executionCount: result.executionCount,
+    outputs: result.outputs,
+    durationMs,
+    notices: [],
+  };
+  if (result.error) outcome.error = result.error;
+  // Once the budget ran out or the caller gave up, the cell did not end on its own terms even when it
+  // reports `ok` (os.system() swallows SIGINT while its child dies of it): say so.
+  if (abortCause === "timeout") {
+    outcome.status = "timeout";
+    outcome.notices.push(`${describeTimeout(watchdog.timeoutSec)}; kernel interrupted but remains running`);
+  } else if (abortCause !== undefined) {
+    outcome.status = "cancelled";
+    outcome.notices.push(
+      abortCause === "disposed"
+        ? "eval cell cancelled: the session manager was disposed"
+        : "eval cell cancelled; kernel interrupted but remains running",
+    );
+  } else if (result.cancelled) {
+    // Interrupted from elsewhere (a signal sent by hand): report it as cancelled all the same.
+    outcome.status = "cancelled";
+    outcome.notices.push("eval cell was interrupted; kernel remains running");
+  }
+  return outcome;
+}
+
+export function buildAbortedBeforeStart(cause: AbortCause, watchdog: CellWatchdog): SessionCellOutcome {
+  const notice =
+    cause === "timeout"
+      ? `${describeTimeout(watchdog.timeoutSec)} before it started`
+      : "eval cell cancelled before it started";
+  return {
+    status: cause === "timeout" ? "timeout" : "cancelled",
+    executionCount: null,
+    outputs: [],
+    durationMs: 0,
+    notices: [notice],
+  };
+}
+
+/** The exit facts a kernel put in its KERNEL_DIED error, in either shape kernels use. */
+export function exitFromError(err: { details: Record<string, unknown> }): KernelExit | undefined {
+  const raw = err.details.exit;
+  if (typeof raw === "object" && raw !== null && "requested" in raw) return raw as KernelExit;
+  const { exitCode, signal, stderrTail, requested } = err.details;
+  if (exitCode === undefined && signal === undefined) return undefined;
+  return {
+    exitCode: typeof exitCode === "number" ? exitCode : null,
+    signal: typeof signal === "string" ? (signal as NodeJS.Signals) : null,
+    requested: requested === true,
+    stderrTail: typeof stderrTail === "string" ? stderrTail : "",
+  };
+}
+
+/** Seconds with one decimal at most: `5`, `0.5`. */
+export function formatGrace(ms: number): string {
+  const seconds = Math.round(ms / 100) / 10;
+  return Number.isInteger(seconds) ? String(seconds) : seconds.toFixed(1);
+}
+
+/** A cell that never ran because the manager was disposed first. */
+export function cancelledByDispose(): SessionCellOutcome {
+  return {
+    status: "cancelled",
+    executionCount: null,
+    outputs: [],
+    durationMs: 0,
+    notices: ["eval cell cancelled before it started: the session manager was disposed"],
+  };
+}
+
+/** A cell whose caller gave up while it waited for another call on the session. */
+export function cancelledWhileQueued(): SessionCellOutcome {
+  return {
+    status: "cancelled",
+    executionCount: null,
+    outputs: [],
+    durationMs: 0,
+    notices: ["eval cell cancelled while waiting for another call on this session to finish"],
+  };
+}
