@@ -7,12 +7,14 @@ import select
 import struct
 import sys
 import threading
+import time
 
 from .threads import start_daemon
 
 CHUNK_CHARS = 32 * 1024  # bigger frames were measured much slower in the child
 FLUSH_DELAY = 0.004  # batch small writes for a few ms; never hold output longer
 ORPHAN_LIMIT = 1 << 20  # output written between cells, kept for the next cell
+FD_SYNC_INTERVAL = 0.001  # Python-level writes pull earlier fd-level bytes in at most this often
 PIPE_SIZE = 1 << 20
 _F_SETPIPE_SZ = 1031
 _FIONREAD = 0x541B
@@ -29,7 +31,20 @@ class StreamRouter(object):
         self._size = 0
         self._wake = threading.Event()
         self.sinks = []  # %%capture sinks, innermost last
+        # Set when fd 1/2 are captured: Python-level writes first pull in bytes already written to the fds
+        # (os.write, C code, children), so `os.write(1, a); print(b)` arrives as a, b. Checked on the first
+        # write of a cell and then at most every FD_SYNC_INTERVAL (one poll(0) when nothing is pending).
+        self.fd_sync = None
+        self.fd_sync_due = 0.0
         start_daemon(self._flush_loop, "evalkit-flush")
+
+    def pull_fd_output(self):
+        sync = self.fd_sync
+        if sync is not None:
+            now = time.monotonic()
+            if now >= self.fd_sync_due:
+                self.fd_sync_due = now + FD_SYNC_INTERVAL
+                sync()
 
     def write(self, name, text):
         if not text:
@@ -127,7 +142,10 @@ class CellTextStream(io.TextIOBase):
     def write(self, text):
         if not isinstance(text, str):
             raise TypeError("write() argument must be str, not %s" % type(text).__name__)
-        self._router.write(self._name, text)
+        router = self._router
+        if router.fd_sync is not None:
+            router.pull_fd_output()
+        router.write(self._name, text)
         return len(text)
 
     def flush(self):
@@ -158,7 +176,10 @@ class CellBinaryStream(io.RawIOBase):
         data = bytes(data)
         with self._lock:
             text = self._decoder.decode(data)
-        self._router.write(self._name, text)
+        router = self._router
+        if router.fd_sync is not None:
+            router.pull_fd_output()
+        router.write(self._name, text)
         return len(data)
 
     def flush(self):
@@ -166,11 +187,13 @@ class CellBinaryStream(io.RawIOBase):
 
 
 class _Pipe(object):
-    __slots__ = ("read_fd", "write_fd", "consumed", "reading", "reads_done")
+    __slots__ = ("read_fd", "write_fd", "identity", "consumed", "reading", "reads_done")
 
     def __init__(self, read_fd, write_fd):
         self.read_fd = read_fd
         self.write_fd = write_fd
+        st = os.fstat(write_fd)
+        self.identity = (st.st_dev, st.st_ino)
         self.consumed = 0
         self.reading = False
         self.reads_done = 0
@@ -183,19 +206,25 @@ class FdCapture(object):
         self._router = router
         self._pipes = {}
         self._cond = threading.Condition()
+        # One poll(0) over both pipes tells "nothing pending" in a single syscall (the common case).
+        self._idle_poll = select.poll() if hasattr(select, "poll") else None
         for fd, name in ((1, "stdout"), (2, "stderr")):
             read_fd, write_fd = os.pipe()
             _enlarge_pipe(read_fd)
             os.dup2(write_fd, fd)
             pipe = _Pipe(read_fd, write_fd)
             self._pipes[fd] = pipe
+            if self._idle_poll is not None:
+                self._idle_poll.register(read_fd, select.POLLIN)
             start_daemon(self._drain, "evalkit-drain-" + name, name, pipe)
+        router.fd_sync = self.sync
 
     def repair(self):
-        """Re-point fd 1/2 at the pipes if a cell closed or replaced them."""
+        """Re-point fd 1/2 at the pipes if a cell closed or replaced them (one fstat per descriptor)."""
         for fd, pipe in self._pipes.items():
             try:
-                same = os.path.sameopenfile(fd, pipe.write_fd)
+                st = os.fstat(fd)
+                same = (st.st_dev, st.st_ino) == pipe.identity
             except OSError:
                 same = False
             if not same:
@@ -211,6 +240,12 @@ class FdCapture(object):
         started under the lock; newer bytes written meanwhile are not waited for.
         """
         with self._cond:
+            if self._idle_poll is not None and not any(p.reading for p in self._pipes.values()):
+                try:
+                    if not self._idle_poll.poll(0):
+                        return
+                except (OSError, InterruptedError):
+                    pass
             goals = []
             for pipe in self._pipes.values():
                 pending = _bytes_pending(pipe.read_fd)
@@ -259,20 +294,26 @@ class FdCapture(object):
 
 def _enlarge_pipe(fd):
     # A C extension holding the GIL while writing more than the pipe holds would wait forever.
+    if _fcntl is None:
+        return
     try:
-        import fcntl
-
-        fcntl.fcntl(fd, _F_SETPIPE_SZ, PIPE_SIZE)
-    except (ImportError, OSError, ValueError):
+        _fcntl.fcntl(fd, _F_SETPIPE_SZ, PIPE_SIZE)
+    except (OSError, ValueError):
         pass
 
 
-def _bytes_pending(fd):
-    try:
-        import fcntl
+try:
+    import fcntl as _fcntl
+except ImportError:
+    _fcntl = None
 
-        return struct.unpack("i", fcntl.ioctl(fd, _FIONREAD, b"\0\0\0\0"))[0]
-    except (ImportError, OSError, ValueError):
+
+def _bytes_pending(fd):
+    if _fcntl is None:
+        return 0
+    try:
+        return struct.unpack("i", _fcntl.ioctl(fd, _FIONREAD, b"\0\0\0\0"))[0]
+    except (OSError, ValueError):
         return 0
 
 

@@ -10,31 +10,10 @@ import types
 from . import PROTOCOL_VERSION, bridge, hooks, state, stdin_policy
 from .capture import FdCapture, StreamRouter, install_streams
 from .executor import Executor
-from .protocol import FrameReader, FrameWriter
+from .protocol import FrameReader, FrameWriter, RequestChannel
 from .threads import start_daemon
 
 OPTIONAL_MODULES = ("display", "magics", "prelude")
-_EXIT = object()
-
-
-class _Queue(object):
-    """A tiny FIFO (queue.Queue would import more than we need at start-up)."""
-
-    def __init__(self):
-        self._items = []
-        self._cond = threading.Condition()
-
-    def put(self, item):
-        with self._cond:
-            self._items.append(item)
-            self._cond.notify()
-
-    def get(self):
-        with self._cond:
-            while not self._items:
-                self._cond.wait()
-            return self._items.pop(0)
-
 
 def main(config=None):
     config = config or {}
@@ -64,8 +43,8 @@ def main(config=None):
     if hasattr(signal, "SIGINT"):
         signal.signal(signal.SIGINT, signal.SIG_IGN)
 
-    requests = _Queue()
-    start_daemon(_read_loop, "evalkit-reader", FrameReader(proto_in), requests)
+    requests = RequestChannel(FrameReader(proto_in), _dispatch_frame, start_daemon)
+    state.writer.on_host_request = requests.read_now
     _start_parent_watchdog()
 
     state.writer.send(
@@ -85,28 +64,32 @@ def main(config=None):
 def _serve(requests):
     executor = Executor()
     while True:
-        request = requests.get()
-        if request is _EXIT:
+        request = requests.next_request()
+        if request is None:
+            _exit_now(0, graceful=False)
+        if request.get("type") == "exit":
             _exit_now(0, graceful=True)
         try:
-            _handle_execute(executor, request)
+            _handle_execute(executor, request, requests)
         except KeyboardInterrupt:
             pass  # a stray interrupt between cells is ignored, as promised
 
 
-def _handle_execute(executor, request):
+def _handle_execute(executor, request, requests):
+    global _in_cell, _cell_serial
     cell_id = str(request.get("id"))
     _apply_context(request.get("cwd"), request.get("env"))
-    if state.fd_capture is not None:
-        state.fd_capture.repair()
     _patch_getpass()
     state.set_cell(cell_id, bool(request.get("allowStdin")))
     state.writer.send({"type": "started", "id": cell_id})
     state.router.flush()  # output written between cells belongs to this one
+    state.router.fd_sync_due = 0.0
     outcome = None
     try:
-        if hasattr(signal, "SIGINT"):
-            signal.signal(signal.SIGINT, signal.default_int_handler)
+        _claim_sigint()
+        _cell_serial += 1
+        requests.begin_cell(_cell_serial)
+        _in_cell = True
         outcome = executor.run(
             str(request.get("code", "")),
             silent=bool(request.get("silent")),
@@ -115,8 +98,7 @@ def _handle_execute(executor, request):
     except KeyboardInterrupt:
         pass
     finally:
-        if hasattr(signal, "SIGINT"):
-            signal.signal(signal.SIGINT, signal.SIG_IGN)
+        _in_cell = False
         if outcome is None:
             status, cancelled, count = "error", True, state.execution_count()
         else:
@@ -127,35 +109,50 @@ def _handle_execute(executor, request):
         except Exception:
             pass
         state.sync_streams()
+        requests.end_cell()
         state.writer.send(
             {"type": "done", "id": cell_id, "status": status, "executionCount": count, "cancelled": cancelled}
         )
         state.set_cell(None)
+        # After `done`, so the host is not kept waiting: undo what the cell may have done to fd 1/2.
+        if state.fd_capture is not None:
+            state.fd_capture.repair()
 
 
-def _read_loop(reader, requests):
-    while True:
-        frame = reader.read_frame()
-        if frame is None:
-            _exit_now(0, graceful=False)
-        kind = frame.get("type", "execute")
-        if kind == "execute":
-            requests.put(frame)
-        elif kind in ("reply", "input_reply"):
-            bridge.deliver(frame)
-        elif kind == "interrupt":
-            _interrupt_main(frame.get("id"))
-        elif kind == "is_complete":
-            from .completeness import check_complete
+# SIGINT: one permanent handler (no sigaction per cell): KeyboardInterrupt inside a cell, ignored between cells.
+_in_cell = False
+_cell_serial = 0
 
-            status, indent = check_complete(str(frame.get("code", "")))
-            state.writer.send({"type": "is_complete_reply", "id": frame.get("id"), "status": status, "indent": indent})
-        elif kind == "exit":
-            requests.put(_EXIT)
-        elif kind == "__invalid__":
-            state.writer.send({"type": "protocol_error", "reason": frame.get("reason")})
-        else:
-            state.writer.send({"type": "protocol_error", "reason": "unknown frame type %r" % (kind,)})
+
+def _on_sigint(signum, frame):
+    if _in_cell:
+        raise KeyboardInterrupt()
+
+
+def _claim_sigint():
+    # A cell may have installed its own handler (or SIG_IGN/SIG_DFL); the next cell gets ours back.
+    if hasattr(signal, "SIGINT") and signal.getsignal(signal.SIGINT) is not _on_sigint:
+        signal.signal(signal.SIGINT, _on_sigint)
+
+
+def _dispatch_frame(frame):
+    """Host frames other than execute/exit, from whichever thread is reading; None is EOF."""
+    if frame is None:
+        _exit_now(0, graceful=False)
+    kind = frame.get("type", "execute")
+    if kind in ("reply", "input_reply"):
+        bridge.deliver(frame)
+    elif kind == "interrupt":
+        _interrupt_main(frame.get("id"))
+    elif kind == "is_complete":
+        from .completeness import check_complete
+
+        status, indent = check_complete(str(frame.get("code", "")))
+        state.writer.send({"type": "is_complete_reply", "id": frame.get("id"), "status": status, "indent": indent})
+    elif kind == "__invalid__":
+        state.writer.send({"type": "protocol_error", "reason": frame.get("reason")})
+    else:
+        state.writer.send({"type": "protocol_error", "reason": "unknown frame type %r" % (kind,)})
 
 
 def _interrupt_main(cell_id):
