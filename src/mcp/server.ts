@@ -11,7 +11,8 @@ import {
   McpError,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
-import { createEvalTool, type EvalTool } from "../tool/eval-tool.js";
+import { EvalkitError } from "../errors.js";
+import type { EvalTool } from "../tool/eval-tool.js";
 import { registerArtifactResources } from "./artifact-resources.js";
 import { runEvalToolCall } from "./eval-call.js";
 import { createSamplingCompletion } from "./sampling-completion.js";
@@ -24,7 +25,7 @@ export interface EvalMcpServer {
   /** The SDK server (handlers registered); connect it to any transport. */
   readonly server: Server;
   /** The eval tool, created on first use, once the client's capabilities are known. */
-  getTool(): EvalTool;
+  getTool(): Promise<EvalTool>;
   connect(transport: Transport): Promise<void>;
   /** Closes the connection; every kernel is shut down before `closed` resolves. */
   close(): Promise<void>;
@@ -57,14 +58,20 @@ export function createEvalMcpServer(options: EvalMcpServerOptions = {}): EvalMcp
       instructions: INSTRUCTIONS,
     },
   );
+  // The tool stack loads while the client initializes, so `initialize` is answered without waiting for it.
+  const toolModule = import("../tool/eval-tool.js");
+  toolModule.catch(() => undefined);
   let tool: EvalTool | undefined;
+  let isClosing = false;
   let backendsChecked: Promise<void> | undefined;
   let resolveClosed!: () => void;
   const closed = new Promise<void>((resolve) => {
     resolveClosed = resolve;
   });
 
-  const getTool = (): EvalTool => {
+  const getTool = async (): Promise<EvalTool> => {
+    const { createEvalTool } = await toolModule;
+    if (isClosing) throw new EvalkitError("DISPOSED", "the MCP server is shutting down");
     if (tool === undefined) {
       // Only a client that declared sampling gets completion(); otherwise cells get the usual "no handler" error.
       const canSample = server.getClientCapabilities()?.sampling !== undefined;
@@ -86,7 +93,7 @@ export function createEvalMcpServer(options: EvalMcpServerOptions = {}): EvalMcp
   };
 
   server.setRequestHandler(ListToolsRequestSchema, async () => {
-    const current = getTool();
+    const current = await getTool();
     // The description and schema advertise only backends that work (a missing Python leaves JS alone).
     backendsChecked ??= current.checkBackends().then(
       () => undefined,
@@ -116,7 +123,7 @@ export function createEvalMcpServer(options: EvalMcpServerOptions = {}): EvalMcp
         `unknown tool ${JSON.stringify(name)} (this server has: eval)`,
       );
     }
-    const result = await runEvalToolCall(getTool(), args, {
+    const result = await runEvalToolCall(await getTool(), args, {
       signal: extra.signal,
       progressToken: extra._meta?.progressToken,
       heartbeatMs: config.progressHeartbeatMs,
@@ -133,7 +140,6 @@ export function createEvalMcpServer(options: EvalMcpServerOptions = {}): EvalMcp
 
   registerArtifactResources(server, config.artifactsDir);
 
-  let isClosing = false;
   server.onclose = () => {
     if (isClosing) return;
     isClosing = true;
