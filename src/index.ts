@@ -93,6 +93,8 @@ export { CellWatchdog, clampTimeoutSec } from "./session/idle-timeout.js";
 // Sessions, timeouts and the host bridge
 /** Owns every kernel: retained sessions or per-call kernels, queues, eviction, crash replacement, timeouts. */
 export { SessionManager } from "./session/session-manager.js";
+/** A lease on one session's queue: run several cells back to back, then `close()`. */
+export { SessionCall } from "./session/session-call.js";
 export type {
   KernelMode,
   SessionCellOutcome,
