@@ -539,7 +539,6 @@ export class PythonKernel implements Kernel {
     });
   }
 
-
   private stderrSummary(): string {
     const tail = this.stderrTail.trim();
     if (!tail) return "";
