@@ -1,5 +1,6 @@
 // Packs the Python runner (python/evalkit_kernel) into the payload the bootstrap reads from stdin.
 
+import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -8,7 +9,14 @@ import { fileURLToPath } from "node:url";
 export const PYTHON_DIR = fileURLToPath(new URL("../../python/", import.meta.url));
 
 let cachedBootstrap: string | undefined;
-let cachedSources: { modules: Record<string, string>; packages: string[] } | undefined;
+interface RunnerSources {
+  modules: Record<string, string>;
+  packages: string[];
+  /** Source digest per module: the key of the runner's compiled-code cache. */
+  hashes: Record<string, string>;
+}
+
+let cachedSourcesJson: string | undefined;
 
 /** The small program passed to `python -u -c`: it reads the bundle and starts the runner. */
 export function loadBootstrap(): string {
@@ -16,11 +24,7 @@ export function loadBootstrap(): string {
   return cachedBootstrap;
 }
 
-function collectModules(
-  dir: string,
-  dotted: string,
-  into: { modules: Record<string, string>; packages: string[] },
-) {
+function collectModules(dir: string, dotted: string, into: RunnerSources) {
   for (const entry of readdirSync(dir).sort()) {
     const path = join(dir, entry);
     if (entry === "__pycache__") continue;
@@ -28,26 +32,25 @@ function collectModules(
       collectModules(path, `${dotted}.${entry}`, into);
     } else if (entry.endsWith(".py")) {
       const source = readFileSync(path, "utf8");
-      if (entry === "__init__.py") {
-        into.modules[dotted] = source;
-        into.packages.push(dotted);
-      } else {
-        into.modules[`${dotted}.${entry.slice(0, -3)}`] = source;
-      }
+      const name = entry === "__init__.py" ? dotted : `${dotted}.${entry.slice(0, -3)}`;
+      into.modules[name] = source;
+      into.hashes[name] = createHash("sha256").update(source).digest("hex").slice(0, 32);
+      if (entry === "__init__.py") into.packages.push(dotted);
     }
   }
 }
 
-/** Header line plus JSON payload: `EVALKIT <bytes>\n{"modules":…,"packages":…,"entry":…,"config":…}`. */
+/**
+ * Header line plus JSON payload: `EVALKIT <bytes>\n{"modules":…,"packages":…,"hashes":…,"entry":…,"config":…}`.
+ * `config.codeCache` (a directory) lets the bootstrap keep compiled runner modules between starts.
+ */
 export function buildRunnerBundle(config: Record<string, unknown> = {}): Buffer {
-  if (cachedSources === undefined) {
-    const sources = { modules: {} as Record<string, string>, packages: [] as string[] };
+  if (cachedSourcesJson === undefined) {
+    const sources: RunnerSources = { modules: {}, packages: [], hashes: {} };
     collectModules(join(PYTHON_DIR, "evalkit_kernel"), "evalkit_kernel", sources);
-    cachedSources = sources;
+    // Serialised once: only `config` differs between kernels.
+    cachedSourcesJson = JSON.stringify({ ...sources, entry: "evalkit_kernel.main" }).slice(0, -1);
   }
-  const payload = Buffer.from(
-    JSON.stringify({ ...cachedSources, entry: "evalkit_kernel.main", config }),
-    "utf8",
-  );
+  const payload = Buffer.from(`${cachedSourcesJson},"config":${JSON.stringify(config)}}`, "utf8");
   return Buffer.concat([Buffer.from(`EVALKIT ${payload.length}\n`, "ascii"), payload]);
 }
