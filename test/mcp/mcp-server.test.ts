@@ -39,6 +39,16 @@ describe("evalkit mcp", () => {
     expect(details.cells[0]).toMatchObject({ status: "ok", text: "42\n" });
   });
 
+  it("runs JavaScript cells in their own retained context", async () => {
+    const result = await callEval(server.client, [
+      { code: "globalThis.n = 20; console.log('js says', n)", language: "js" },
+      { code: "n + 1", language: "js" },
+    ]);
+    expect(result.isError, textOf(result)).toBe(false);
+    expect(textOf(result)).toContain("js says 20");
+    expect(textOf(result)).toContain("21");
+  });
+
   it("reports a failing cell with isError, its traceback, and later cells as skipped", async () => {
     const result = await callEval(server.client, [
       { code: "1 / 0", title: "divide" },
