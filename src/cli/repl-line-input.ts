@@ -68,7 +68,7 @@ interface PendingRead {
  * queued line that was typed unseen is echoed after its prompt when it is read.
  */
 export class LineInput {
-  private readonly rl: Interface;
+  private rl: Interface;
   private readonly out: MutableOutput;
   private readonly options: LineInputOptions;
   private readonly queue: { text: string; isEchoed: boolean }[] = [];
@@ -80,28 +80,34 @@ export class LineInput {
     this.options = options;
     this.out = new MutableOutput(options.output);
     this.out.isMuted = true;
+    this.rl = this.open(options.history);
+  }
+
+  private open(history: string[]): Interface {
+    const { options } = this;
     const isTerminal = options.input.isTTY === true && options.output.isTTY === true;
-    this.rl = createInterface({
+    const rl = createInterface({
       input: options.input,
       output: this.out,
       terminal: isTerminal,
-      history: [...options.history],
+      history: [...history],
       historySize: options.historySize,
       removeHistoryDuplicates: true,
       tabSize: 4,
       prompt: "",
     });
-    this.rl.on("line", (line) => this.onLine(line));
-    this.rl.on("SIGINT", () => this.onSigint());
-    this.rl.on("close", () => this.onClose());
-    this.rl.on("history", (history: string[]) => {
-      if ((this.rl as unknown as ReadlineInternals).historySize > 0) options.onHistory(history);
+    rl.on("line", (line) => this.onLine(line));
+    rl.on("SIGINT", () => this.onSigint());
+    rl.on("close", () => this.onClose(rl));
+    rl.on("history", (entries: string[]) => {
+      if ((rl as unknown as ReadlineInternals).historySize > 0) options.onHistory(entries);
     });
+    return rl;
   }
 
-  /** True once the input ended (Ctrl-D on an empty line, or stdin closed). */
+  /** True once the input ended (Ctrl-D on an empty line, or stdin closed) and every queued line was read. */
   get isEnded(): boolean {
-    return this.isClosed;
+    return this.isClosed && this.queue.length === 0;
   }
 
   /** Shows `prompt` and resolves with the next line, an interrupt (Ctrl-C) or the end of input. */
@@ -172,9 +178,19 @@ export class LineInput {
     this.settle({ kind: "interrupt" });
   }
 
-  private onClose(): void {
+  private onClose(rl: Interface): void {
+    const pending = this.pending;
+    const isStreamOpen = !(this.options.input as { readableEnded?: boolean }).readableEnded;
+    if (pending?.options.isHistory === false && !this.isClosing && isStreamOpen) {
+      // Ctrl-D at an input() prompt is EOFError for the cell, not the end of the session: read on with a
+      // new interface (readline cannot be reopened).
+      this.rl = this.open((rl as unknown as { history: string[] }).history ?? []);
+      this.options.output.write("\n");
+      this.settle({ kind: "eof" });
+      return;
+    }
     this.isClosed = true;
-    if (this.pending) {
+    if (pending) {
       if (!this.isClosing) this.options.output.write("\n");
       this.settle({ kind: "eof" });
     }

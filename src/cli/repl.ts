@@ -64,22 +64,7 @@ class ReplSession {
 
   async run(): Promise<number> {
     const palette = createPalette(this.render);
-    let python: PythonDescription | undefined;
-    try {
-      python = await this.kernels.startPython();
-    } catch (err) {
-      const message = isEvalkitError(err) ? `${err.message} [${err.code}]` : String(err);
-      if (this.args.python !== undefined || this.args.launcher !== undefined) {
-        process.stderr.write(`evalkit repl: ${message}\n`);
-        return 1;
-      }
-      this.terminal.write(
-        `${palette.yellow(`no Python: ${message}`)}\n${palette.dim("continuing in JavaScript")}\n`,
-      );
-      this.language = "js";
-    }
-    this.terminal.write(`${this.banner(python)}\n`);
-
+    // Input is live before the kernel starts, so lines typed during start-up queue instead of echoing raw.
     const historyPath = resolveHistoryPath(this.home, this.args.session);
     let historyError: string | undefined;
     const lineInput = new LineInput({
@@ -108,14 +93,29 @@ class ReplSession {
     process.on("SIGHUP", onHangup);
     process.on("SIGTERM", onHangup);
     try {
-      await this.loop(lineInput, python !== undefined || this.language === "py");
+      let python: PythonDescription | undefined;
+      try {
+        python = await this.kernels.startPython();
+      } catch (err) {
+        const message = isEvalkitError(err) ? `${err.message} [${err.code}]` : String(err);
+        if (this.args.python !== undefined || this.args.launcher !== undefined) {
+          process.stderr.write(`evalkit repl: ${message}\n`);
+          return 1;
+        }
+        this.terminal.write(
+          `${palette.yellow(`no Python: ${message}`)}\n${palette.dim("continuing in JavaScript")}\n`,
+        );
+        this.language = "js";
+      }
+      this.terminal.write(`${this.banner(python)}\n`);
+      await this.loop(lineInput, python !== undefined);
+      return 0;
     } finally {
       process.off("SIGINT", onSignal);
       process.off("SIGHUP", onHangup);
       process.off("SIGTERM", onHangup);
       await this.close();
     }
-    return 0;
   }
 
   private async loop(lineInput: LineInput, hasPython: boolean): Promise<void> {
