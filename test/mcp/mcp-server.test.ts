@@ -147,6 +147,20 @@ describe("evalkit mcp lifecycle", () => {
     expect(await waitFor(() => !isProcessAlive(server.pid) && !isProcessAlive(kernelPid), 5000)).toBe(true);
   });
 
+  it("stops a running cell and exits when the client disconnects mid-call", async () => {
+    const server = await startServer();
+    const result = await callEval(server.client, [{ code: "import os\nos.getpid()" }]);
+    const kernelPid = Number(/\d+/.exec(textOf(result).split("\n").slice(1).join("\n"))?.[0]);
+    const pending = callEval(server.client, [{ code: "import time\ntime.sleep(100)", timeout: 200 }]);
+    pending.catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const started = Date.now();
+    await server.client.close();
+    expect(Date.now() - started).toBeLessThan(1900);
+    await expect(pending).rejects.toThrow(/closed/i);
+    expect(await waitFor(() => !isProcessAlive(server.pid) && !isProcessAlive(kernelPid), 5000)).toBe(true);
+  });
+
   it("shuts its kernel down when terminated with SIGTERM", async () => {
     const server = await startServer();
     const result = await callEval(server.client, [{ code: "import os\nos.getpid()" }]);
