@@ -110,7 +110,7 @@ class Executor(object):
         frame = {"type": "result", "bundle": bundle, "executionCount": count}
         if metadata:
             frame["metadata"] = metadata
-        state.send_output(frame)
+        state.send_output(frame, hold=True)
 
 
 def _record_input(ns, count, code):
@@ -161,7 +161,7 @@ def _report_exception(exc_info, filename):
         evalue = str(value)
     except Exception:
         evalue = "<unprintable %s>" % etype.__name__
-    state.send_output({"type": "error", "ename": etype.__name__, "evalue": evalue, "traceback": lines})
+    state.send_output({"type": "error", "ename": etype.__name__, "evalue": evalue, "traceback": lines}, hold=True)
 
 
 def _hide_runner_frames(report, seen):

@@ -43,7 +43,7 @@ def main(config=None):
     if hasattr(signal, "SIGINT"):
         signal.signal(signal.SIGINT, signal.SIG_IGN)
 
-    requests = RequestChannel(FrameReader(proto_in), _dispatch_frame, start_daemon)
+    requests = RequestChannel(FrameReader(proto_in), _dispatch_frame, start_daemon, state.writer.flush_held)
     state.writer.on_host_request = requests.read_now
     _start_parent_watchdog()
 
@@ -81,7 +81,7 @@ def _handle_execute(executor, request, requests):
     _apply_context(request.get("cwd"), request.get("env"))
     _patch_getpass()
     state.set_cell(cell_id, bool(request.get("allowStdin")))
-    state.writer.send({"type": "started", "id": cell_id})
+    state.writer.send({"type": "started", "id": cell_id}, hold=True)  # out with the first frame or tick
     state.router.flush()  # output written between cells belongs to this one
     state.router.fd_sync_due = 0.0
     outcome = None

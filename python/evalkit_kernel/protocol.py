@@ -50,34 +50,63 @@ _HOST_REQUESTS = ("call", "input_request")
 
 
 class FrameWriter(object):
-    """Writes frames to the private duplicate of the original stdout; safe from any thread."""
+    """Writes frames to the private duplicate of the original stdout; safe from any thread.
+
+    A held frame (`send(frame, hold=True)`) goes out with the next frame written, or at the latest when
+    `flush_held()` runs (the request channel calls it every tick while a cell runs). On small virtual
+    machines a pipe write that wakes the host costs tens of microseconds, so a short cell's started,
+    result and done frames share one write.
+    """
 
     def __init__(self, fd, trace=None):
         self._fd = fd
         self._lock = threading.Lock()
         self.broken = False
         self._trace = trace
+        self._held = []
         self.on_host_request = None  # called before a frame the host must answer goes out
 
-    def send(self, frame):
+    def send(self, frame, hold=False):
         if self.on_host_request is not None and frame.get("type") in _HOST_REQUESTS:
             self.on_host_request()
-        self.send_raw(encode_frame(frame))
+        data = encode_frame(frame)
+        if hold:
+            if self._trace is not None:
+                self._trace(data)
+            with self._lock:
+                self._held.append(data)
+            return
+        self.send_raw(data)
 
     def send_raw(self, data):
         if self._trace is not None:
             self._trace(data)
         with self._lock:
-            if self.broken:
-                return
-            view = memoryview(data)
-            try:
-                while view:
-                    written = os.write(self._fd, view)
-                    view = view[written:]
-            except OSError:
-                # The host is gone; the reader will see EOF and the runner exits.
-                self.broken = True
+            if self._held:
+                self._held.append(data)
+                data = b"".join(self._held)
+                self._held = []
+            self._write_locked(data)
+
+    def flush_held(self):
+        if self._held:
+            with self._lock:
+                if self._held:
+                    data = b"".join(self._held)
+                    self._held = []
+                    self._write_locked(data)
+
+    def _write_locked(self, data):
+        if self.broken:
+            return
+        view = memoryview(data)
+        try:
+            while view:
+                written = os.write(self._fd, view)
+                view = view[written:]
+        except OSError:
+            # The host is gone; the reader will see EOF and the runner exits.
+            self.broken = True
 
 
 class FrameReader(object):
@@ -145,9 +174,10 @@ class RequestChannel(object):
 
     TICK = 0.02
 
-    def __init__(self, reader, dispatch, start_daemon):
+    def __init__(self, reader, dispatch, start_daemon, on_tick=None):
         self._reader = reader
         self._dispatch = dispatch
+        self._on_tick = on_tick or (lambda: None)
         self._cond = threading.Condition()
         self._cell = 0  # serial of the running cell, 0 between cells
         self._reading = False  # the helper owns the reader
@@ -203,8 +233,12 @@ class RequestChannel(object):
                 if not self._urgent:
                     cond.wait(self.TICK)
                 cell = self._cell
-                # A cell seen at two ticks in a row has run for at least one tick.
-                if not cell or (cell != seen and not self._urgent):
+            if cell:
+                self._on_tick()
+            with cond:
+                # A cell seen at two ticks in a row has run for at least one tick. Ownership of the reader
+                # only ever passes while that cell still runs (the main thread reads only between cells).
+                if not cell or self._cell != cell or (cell != seen and not self._urgent):
                     seen = cell
                     continue
                 self._reading = True
@@ -219,9 +253,10 @@ class RequestChannel(object):
                     if not self._cell:
                         return
                 try:
-                    events = poller.poll()
+                    events = poller.poll(self.TICK * 1000)
                 except InterruptedError:
                     continue
+                self._on_tick()
                 for fd, _ in events:
                     if fd == self._wake_r:
                         os.read(self._wake_r, 512)

@@ -56,8 +56,11 @@ def sync_streams():
     router.flush()
 
 
-def send_output(frame):
-    """Send a display/result/clear_output/error frame in order with the streams."""
+def send_output(frame, hold=False):
+    """Send a display/result/clear_output/error frame in order with the streams.
+
+    hold: the frame may wait for the next frame (or the next tick): for frames `done` follows at once.
+    """
     try:
         sys.stdout.flush()
         sys.stderr.flush()
@@ -70,7 +73,7 @@ def send_output(frame):
     if router.sinks:
         router.sinks[-1].on_output(frame)
     else:
-        writer.send(frame)
+        writer.send(frame, hold)
 
 
 def emit_display(bundle, metadata=None, display_id=None, update=False, kind="display"):
