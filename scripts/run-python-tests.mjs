@@ -5,7 +5,7 @@ import { existsSync } from "node:fs";
 const python =
   process.env.EVALKIT_TEST_PYTHON ?? (existsSync("/usr/bin/python3") ? "/usr/bin/python3" : "python3");
 console.log(`python unit tests on ${python}`);
-const result = spawnSync(python, ["-m", "unittest", "discover", "-s", "python/tests", "-t", "python"], {
+const result = spawnSync(python, ["-m", "unittest", "discover", "-s", "python/tests"], {
   stdio: "inherit",
   env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" },
 });

@@ -90,6 +90,11 @@ export type {
 } from "./session/bridge-handlers.js";
 /** A cell's time budget with reference-counted pause/resume; `clampTimeoutSec` applies the 1..max rule. */
 export { CellWatchdog, clampTimeoutSec } from "./session/idle-timeout.js";
+// The MCP server
+/** The eval tool as an MCP server (stdio): tool `eval`, `artifact://` resources, sampling-backed completion(). */
+export { createEvalMcpServer, runMcpServer } from "./mcp/server.js";
+export type { EvalMcpServer, EvalMcpServerOptions, RunMcpServerOptions } from "./mcp/server.js";
+
 // Sessions, timeouts and the host bridge
 /** Owns every kernel: retained sessions or per-call kernels, queues, eviction, crash replacement, timeouts. */
 export { SessionManager } from "./session/session-manager.js";

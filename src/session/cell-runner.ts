@@ -143,7 +143,9 @@ export async function runCell(options: CellRunOptions): Promise<CellRun> {
     // After our own interrupt or kill, a closed kernel is the kill ladder's doing, not a cell that never ran.
     if (abortCause === undefined && !isKilledByUs && isNotStarted(err))
       return { kind: "not-started", error: err };
-    if (!isEvalkitError(err, "KERNEL_DIED") && !isEvalkitError(err, "KERNEL_CLOSED")) throw err;
+    const isProtocolBroken = isEvalkitError(err, "PROTOCOL_ERROR");
+    if (!isEvalkitError(err, "KERNEL_DIED") && !isEvalkitError(err, "KERNEL_CLOSED") && !isProtocolBroken)
+      throw err;
     const exit = exitFromError(err) ?? observedExit ?? (await waitForExit(kernel, 1000));
     const isKilled = isKilledByUs || err.details.killed === true;
     const outcome: SessionCellOutcome = {
@@ -157,6 +159,12 @@ export async function runCell(options: CellRunOptions): Promise<CellRun> {
     if (abortCause === "disposed") {
       outcome.status = "cancelled";
       outcome.notices.push("eval cell cancelled: the session manager was disposed and its kernels shut down");
+    } else if (isProtocolBroken) {
+      // The runner's channel carried garbage: nothing it says can be trusted, so the kernel is gone.
+      outcome.notices.push(
+        `the kernel broke the protocol (${err.message}) and was shut down; state was lost`,
+      );
+      outcome.error = { ename: "ProtocolError", evalue: err.message, traceback: [] };
     } else if (isKilled && abortCause !== undefined) {
       outcome.status = "killed";
       const what = abortCause === "timeout" ? describeTimeout(watchdog.timeoutSec) : "eval cell cancelled";
