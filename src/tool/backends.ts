@@ -140,6 +140,7 @@ export class BackendSelector {
 }
 
 function firstLine(text: string): string {
-  const line = text.split("\n", 1)[0] ?? text;
+  // Resolution errors end their first line with "Tried:" before the list of candidates; keep the sentence.
+  const line = (text.split("\n", 1)[0] ?? text).replace(/\s*Tried:\s*$/, "");
   return line.length > 200 ? `${line.slice(0, 200)}…` : line;
 }
