@@ -41,12 +41,13 @@ class ReplPane {
   readonly home: string;
   private mark = 0;
 
-  constructor(name: string, replArgs: string[]) {
+  constructor(name: string, replArgs: string[], env: Record<string, string> = {}) {
     this.name = name;
     this.home = mkdtempSync(join(tmpdir(), "evalkit-repl-test-"));
     const command = [
       `cd ${shellQuote(ROOT)} &&`,
-      `env EVALKIT_HOME=${shellQuote(this.home)} NO_COLOR= TERM=xterm-256color`,
+      `env EVALKIT_HOME=${shellQuote(this.home)} NO_COLOR= FORCE_COLOR= TERM=xterm-256color`,
+      ...Object.entries(env).map(([key, value]) => `${key}=${shellQuote(value)}`),
       `node bin/evalkit.js repl ${replArgs.map(shellQuote).join(" ")};`,
       `echo ${EXIT_MARK}$?; sleep 600`,
     ].join(" ");
@@ -59,6 +60,11 @@ class ReplPane {
     const lines = text.split("\n");
     while (lines.length > 0 && lines[lines.length - 1]?.trim() === "") lines.pop();
     return lines;
+  }
+
+  /** The visible screen with its colours as escape sequences. */
+  screenWithColors(): string {
+    return tmux("capture-pane", "-p", "-e", "-t", this.name);
   }
 
   /** Text that appeared since the last `send` (from the prompt line it was typed at). */
@@ -123,7 +129,7 @@ describe("evalkit repl in a terminal", () => {
     }
     expect(existsSync(join(ROOT, "dist", "cli", "repl.js"))).toBe(true);
     repl = new ReplPane(`main-${process.pid}`, ["--python", PYTHON]);
-    plots = new ReplPane(`plots-${process.pid}`, ["--python", "/usr/bin/python3"]);
+    plots = new ReplPane(`plots-${process.pid}`, ["--python", "/usr/bin/python3"], { NO_COLOR: "1" });
   }, 120_000);
 
   afterAll(() => {
@@ -135,6 +141,8 @@ describe("evalkit repl in a terminal", () => {
   it("starts with a banner naming the interpreter and shows the first prompt", async () => {
     await repl.waitFor(/evalkit repl · Python \d+\.\d+/);
     await repl.waitFor(/In \[1\]:\s*$/);
+    // A terminal gets colour: the prompt is green.
+    expect(repl.screenWithColors()).toMatch(/\x1b\[32m(\x1b\[\d+m)*In \[/);
   });
 
   it("reads a multi-line function definition with auto-indent and calls it", async () => {
@@ -222,6 +230,8 @@ describe("evalkit repl in a terminal", () => {
     const bytes = readFileSync(path);
     expect(bytes.subarray(0, 8).toString("hex")).toBe("89504e470d0a1a0a");
     expect(bytes.length).toBeGreaterThan(1000);
+    // NO_COLOR=1 turns colour off even on a terminal.
+    expect(plots.screenWithColors()).not.toMatch(/\x1b\[3\dm/);
   });
 
   it("exits on Ctrl-D, leaves no Python process behind and keeps the history", async () => {
