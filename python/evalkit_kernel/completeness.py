@@ -13,6 +13,9 @@ def check_complete(code):
         return "invalid", ""
     if not source.strip():
         return "complete", ""
+    if code.lstrip().startswith("%%") and not code.endswith("\n\n"):
+        # A cell magic's body runs to the end of the cell: keep reading until an empty line.
+        return "incomplete", ""
     lines = source.splitlines()
     try:
         compiled = codeop.compile_command(source, "<input>", "exec")

@@ -7,7 +7,7 @@ const USAGE = `usage: evalkit <command> [options]
 
 commands:
   exec [options] [-c CODE | FILE]...   run cells in fresh kernels and print what they did
-  repl [--python P] [--cwd D] [--session S]   interactive session
+  repl [--python P] [--cwd D] [--session S] [--launcher CMD] [--timeout SEC] [--js]   interactive session
   mcp [--python P] [--cwd D]           MCP server on stdio exposing the eval tool
   doctor [--python P] [--cwd D] [--json]   which interpreter evalkit would use, and why
   setup python [--check]               create the managed venv (~/.evalkit/python-env)

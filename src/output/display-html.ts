@@ -1,6 +1,9 @@
 // HTML -> markdown for the model's view of a display: turndown with GFM, plus a table rule that never gives up.
-import TurndownService from "turndown";
-import { gfm } from "turndown-plugin-gfm";
+import { createRequire } from "node:module";
+import type TurndownService from "turndown";
+
+// turndown (and its DOM parser) costs a noticeable share of start-up: load it on the first HTML display only.
+const requireLazily = createRequire(import.meta.url);
 
 // Nodes the DOM implementation gives rules; typed narrowly here because turndown's own type is `any`-ish.
 interface DomNode {
@@ -36,7 +39,9 @@ export function convertHtmlToMarkdown(html: string): string {
 }
 
 function createService(): TurndownService {
-  const turndown = new TurndownService({
+  const Turndown = requireLazily("turndown") as typeof TurndownService;
+  const { gfm } = requireLazily("turndown-plugin-gfm") as typeof import("turndown-plugin-gfm");
+  const turndown = new Turndown({
     headingStyle: "atx",
     codeBlockStyle: "fenced",
     bulletListMarker: "-",
