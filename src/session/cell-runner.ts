@@ -1,7 +1,7 @@
 // Runs one cell on a started kernel: watchdog, interrupt on abort, kill after the grace, outcome classification.
 import type { KernelOutput } from "../contracts/outputs.js";
 import { isEvalkitError } from "../errors.js";
-import type { ExecuteOptions, ExecuteOutcome, Kernel, KernelExit } from "../kernel/kernel.js";
+import type { ExecuteOptions, Kernel, KernelExit } from "../kernel/kernel.js";
 import type { HostBridge } from "./bridge-handlers.js";
 import {
   type AbortCause,
