@@ -210,7 +210,7 @@ class FdCapture(object):
         self._idle_poll = select.poll() if hasattr(select, "poll") else None
         for fd, name in ((1, "stdout"), (2, "stderr")):
             read_fd, write_fd = os.pipe()
-            _enlarge_pipe(read_fd)
+            enlarge_pipe(read_fd)
             os.dup2(write_fd, fd)
             pipe = _Pipe(read_fd, write_fd)
             self._pipes[fd] = pipe
@@ -292,7 +292,7 @@ class FdCapture(object):
                 return
 
 
-def _enlarge_pipe(fd):
+def enlarge_pipe(fd):
     # A C extension holding the GIL while writing more than the pipe holds would wait forever.
     if _fcntl is None:
         return

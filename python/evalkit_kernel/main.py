@@ -8,7 +8,7 @@ import threading
 import types
 
 from . import PROTOCOL_VERSION, bridge, hooks, state, stdin_policy
-from .capture import FdCapture, StreamRouter, install_streams
+from .capture import FdCapture, StreamRouter, enlarge_pipe, install_streams
 from .executor import Executor
 from .protocol import FrameReader, FrameWriter, RequestChannel
 from .threads import start_daemon
@@ -17,9 +17,12 @@ OPTIONAL_MODULES = ("display", "magics", "prelude")
 
 def main(config=None):
     config = config or {}
+    for name in config.get("dropEnv") or ():
+        os.environ.pop(str(name), None)  # set by the host for this process only (malloc tuning)
     trace = _make_trace() if os.environ.get("EVALKIT_PYTHON_IPC_TRACE") == "1" else None
     proto_out = os.dup(1)
     proto_in = os.dup(0)
+    enlarge_pipe(proto_out)  # a 1 MB image frame then leaves in one write instead of 16 hand-offs
     _keep_fatal_errors_visible()
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)

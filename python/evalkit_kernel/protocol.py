@@ -1,5 +1,6 @@
 """NDJSON framing on the runner's private protocol descriptors: always-valid JSON, one frame per line."""
 
+import binascii
 import json
 import math
 import os
@@ -39,11 +40,59 @@ def make_json_safe(value, _depth=0):
 
 def encode_frame(frame):
     """Serialise a frame to one ASCII line (lone surrogates become \\udcXX escapes, never raw bytes)."""
+    bundle = frame.get("bundle")
+    if bundle.__class__ is dict:
+        spliced = _encode_with_raw_values(frame, bundle)
+        if spliced is not None:
+            return spliced
+    return _encode_text(frame).encode("ascii") + b"\n"
+
+
+def _encode_text(frame):
     try:
-        text = _encode_fast(frame)
+        return _encode_fast(frame)
     except (ValueError, TypeError, RecursionError):
-        text = _encode_fast(make_json_safe(frame))
-    return text.encode("ascii") + b"\n"
+        return _encode_fast(make_json_safe(frame))
+
+
+# Big bundle values (base64 images) are already valid JSON string bodies: they are spliced into the line
+# instead of being scanned and copied again by the JSON encoder (a 1 MB image: ~3 passes fewer).
+_RAW_MIN_CHARS = 1 << 16
+_RAW_NONCE = binascii.hexlify(os.urandom(8)).decode("ascii")
+
+
+def _encode_with_raw_values(frame, bundle):
+    raw = None
+    for key, value in bundle.items():
+        if value.__class__ is str and len(value) >= _RAW_MIN_CHARS and value.isascii():
+            data = value.encode("ascii")
+            if data.translate(None, _PLAIN_BYTES):
+                continue  # quotes, backslashes or control characters: JSON must escape them
+            if raw is None:
+                raw = []
+                bundle = dict(bundle)
+            token = "evalkit-raw-%s-%d" % (_RAW_NONCE, len(raw))
+            raw.append((token, data))
+            bundle[key] = token
+    if raw is None:
+        return None
+    frame = dict(frame)
+    frame["bundle"] = bundle
+    rest = _encode_text(frame)
+    chunks = []
+    for token, value in raw:
+        head, found, rest = rest.partition(token)
+        if not found:
+            return None  # the bundle was rewritten by make_json_safe: take the plain path
+        chunks.append(head.encode("ascii"))
+        chunks.append(value)
+    chunks.append(rest.encode("ascii"))
+    chunks.append(b"\n")
+    return b"".join(chunks)
+
+
+# Bytes json.dumps(ensure_ascii=True) copies unchanged between the quotes.
+_PLAIN_BYTES = bytes(c for c in range(0x20, 0x7F) if c not in (0x22, 0x5C))
 
 
 _HOST_REQUESTS = ("call", "input_request")

@@ -64,6 +64,18 @@ interface RunningCell {
 }
 
 const STDERR_TAIL_BYTES = 8192;
+
+/**
+ * glibc malloc tuning for the runner, unless the environment sets its own: big frames (a base64 image) are
+ * built from heap memory that stays mapped instead of fresh mmap()s whose page faults cost more than the
+ * encoding on virtual machines (a 1 MB image: ~25 ms → ~6 ms in the runner). Keeps at most 32 MiB of
+ * freed heap; allocations over 8 MiB are still mmap()ed and returned at once. The runner removes the
+ * variables from os.environ at start-up, so cells and their children never see them.
+ */
+const MALLOC_ENV: Record<string, string> = {
+  MALLOC_MMAP_THRESHOLD_: String(8 * 1024 * 1024),
+  MALLOC_TRIM_THRESHOLD_: String(32 * 1024 * 1024),
+};
 let kernelSerial = 0;
 
 /** A retained Python subprocess speaking evalkit's NDJSON protocol (docs/protocol.md). */
@@ -83,6 +95,7 @@ export class PythonKernel implements Kernel {
   private onReady: ((frame: ReadyFrame) => void) | undefined;
   private completions = new Map<string, (reply: { status: string; indent: string }) => void>();
   private cellSerial = 0;
+  private addedEnv: string[] = [];
   private readonly name = `k${++kernelSerial}`;
 
   constructor(options: PythonKernelOptions) {
@@ -103,9 +116,18 @@ export class PythonKernel implements Kernel {
   async start(): Promise<void> {
     if (this.child) throw new EvalkitError("KERNEL_START_FAILED", "kernel already started");
     const { command, args } = this.buildCommand();
+    const baseEnv = this.options.env ?? (process.env as Record<string, string>);
+    const env = { ...baseEnv };
+    this.addedEnv = [];
+    for (const [name, value] of Object.entries(MALLOC_ENV)) {
+      if (baseEnv[name] === undefined) {
+        env[name] = value;
+        this.addedEnv.push(name);
+      }
+    }
     const child = spawn(command, args, {
       cwd: this.options.cwd,
-      env: this.options.env ?? (process.env as Record<string, string>),
+      env,
       stdio: ["pipe", "pipe", "pipe"],
       detached: process.platform !== "win32",
       windowsHide: true,
@@ -284,6 +306,7 @@ export class PythonKernel implements Kernel {
 
   private bundleConfig(): Record<string, unknown> {
     const config: Record<string, unknown> = { cwd: this.options.cwd };
+    if (this.addedEnv.length > 0) config.dropEnv = this.addedEnv;
     const cache = this.options.codeCacheDir;
     if (typeof cache === "string") config.codeCache = cache;
     else if (cache === undefined && !this.options.launcher?.length) {
