@@ -9,6 +9,8 @@ import sys
 import threading
 import time
 
+_monotonic = time.monotonic
+
 from .threads import start_daemon
 
 CHUNK_CHARS = 32 * 1024  # bigger frames were measured much slower in the child
@@ -30,6 +32,7 @@ class StreamRouter(object):
         self._pending = []  # [name, [parts], size]
         self._size = 0
         self._wake = threading.Event()
+        self._wake_pending = False
         self.sinks = []  # %%capture sinks, innermost last
         # Set when fd 1/2 are captured: Python-level writes first pull in bytes already written to the fds
         # (os.write, C code, children), so `os.write(1, a); print(b)` arrives as a, b. Checked on the first
@@ -50,7 +53,8 @@ class StreamRouter(object):
         if not text:
             return
         with self._lock:
-            if self.sinks and self._cell_id() is not None:
+            cell_id = self._cell_id()
+            if self.sinks and cell_id is not None:
                 self.sinks[-1].on_stream(name, text)
                 return
             pending = self._pending
@@ -59,11 +63,15 @@ class StreamRouter(object):
             else:
                 pending.append([name, [text]])
             self._size += len(text)
-            if self._size >= CHUNK_CHARS and self._cell_id() is not None:
-                self._flush_locked()
-            elif self._cell_id() is None and self._size > ORPHAN_LIMIT:
+            if cell_id is not None:
+                if self._size >= CHUNK_CHARS:
+                    self._flush_locked()
+                    return  # nothing left for the flush thread
+            elif self._size > ORPHAN_LIMIT:
                 self._drop_oldest_locked()
-        self._wake.set()
+        if not self._wake_pending:  # Event.set() takes a lock: skip it while a wake-up is pending
+            self._wake_pending = True
+            self._wake.set()
 
     def flush(self):
         with self._lock:
@@ -89,11 +97,13 @@ class StreamRouter(object):
 
     def _flush_loop(self):
         wake = self._wake
+        pause = threading.Event()  # never set: a GIL-free timed sleep
         while True:
             wake.wait()
-            wake.clear()
             # A short pause lets a burst of small writes share one frame.
-            threading.Event().wait(FLUSH_DELAY)
+            pause.wait(FLUSH_DELAY)
+            wake.clear()
+            self._wake_pending = False  # after clear(): a write in between still has its text flushed below
             try:
                 self.flush()
             except Exception:
@@ -143,7 +153,7 @@ class CellTextStream(io.TextIOBase):
         if not isinstance(text, str):
             raise TypeError("write() argument must be str, not %s" % type(text).__name__)
         router = self._router
-        if router.fd_sync is not None:
+        if router.fd_sync is not None and _monotonic() >= router.fd_sync_due:
             router.pull_fd_output()
         router.write(self._name, text)
         return len(text)
@@ -177,7 +187,7 @@ class CellBinaryStream(io.RawIOBase):
         with self._lock:
             text = self._decoder.decode(data)
         router = self._router
-        if router.fd_sync is not None:
+        if router.fd_sync is not None and _monotonic() >= router.fd_sync_due:
             router.pull_fd_output()
         router.write(self._name, text)
         return len(data)
