@@ -3,7 +3,6 @@
 import ast
 import linecache
 import sys
-import traceback
 
 from . import hooks, state
 
@@ -145,6 +144,8 @@ def _ends_with_semicolon(source, node):
 
 
 def _report_exception(exc_info, filename):
+    import traceback  # only when a cell fails: it costs start-up time
+
     etype, value, tb = exc_info
     # Drop the runner's own frames: start at the first frame that belongs to a cell.
     while tb is not None and not tb.tb_frame.f_code.co_filename.startswith(_CELL_PREFIXES):
@@ -165,6 +166,8 @@ def _report_exception(exc_info, filename):
 
 
 def _hide_runner_frames(report, seen):
+    import traceback
+
     if report is None or id(report) in seen:
         return
     seen.add(id(report))

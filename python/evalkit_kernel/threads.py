@@ -1,12 +1,23 @@
 """Starts the runner's own daemon threads with SIGINT blocked, so an interrupt is only ever taken by the main thread."""
 
 import signal
+
+try:
+    import _thread
+except ImportError:  # pragma: no cover - CPython always has it
+    _thread = None
 import threading
 
 _BLOCKED = {signal.SIGINT} if hasattr(signal, "SIGINT") else set()
 
 
 def start_daemon(target, name, *args):
+    """Run target(*args) in a daemon thread.
+
+    A raw thread, not threading.Thread: start() there waits for the new thread to check in (a GIL ping-pong
+    per thread at start-up), and the runner's threads stay out of the user's threading.enumerate().
+    """
+
     def run():
         if _BLOCKED and hasattr(signal, "pthread_sigmask"):
             # If a cell blocks SIGINT in the main thread, the kernel must see the interrupt go unanswered
@@ -14,6 +25,9 @@ def start_daemon(target, name, *args):
             signal.pthread_sigmask(signal.SIG_BLOCK, _BLOCKED)
         target(*args)
 
+    if _thread is not None:
+        _thread.start_new_thread(run, ())
+        return None
     thread = threading.Thread(target=run, name=name)
     thread.daemon = True
     thread.start()
