@@ -3,7 +3,7 @@ import type { CellLanguage } from "../contracts/cell-result.js";
 import { EvalkitError } from "../errors.js";
 import { type ArtifactStore, createArtifactStore } from "../output/artifact-store.js";
 import { createRedactor } from "../output/redact.js";
-import { collectSecretValues } from "../runtime/env-filter.js";
+import { collectSecretValues, type SecretValue } from "../runtime/env-filter.js";
 import { ConcurrencyLimiter } from "../session/concurrency-limiter.js";
 import { SessionManager } from "../session/session-manager.js";
 import type { SessionManagerOptions } from "../session/session-types.js";
@@ -76,6 +76,16 @@ export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
       }),
     );
 
+  let secretsCache: { at: number; secrets: SecretValue[]; redact: (text: string) => string } | undefined;
+  const readSecrets = () => {
+    const now = performance.now();
+    if (secretsCache === undefined || now - secretsCache.at >= 1000) {
+      const secrets = collectSecretValues({ ...process.env, ...config.env });
+      secretsCache = { at: now, secrets, redact: createRedactor(secrets) };
+    }
+    return secretsCache;
+  };
+
   const getStore = (): ArtifactStore => {
     store ??= createArtifactStore(config.artifactsDir !== undefined ? { dir: config.artifactsDir } : {});
     return store;
@@ -96,8 +106,8 @@ export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
     }
     try {
       if (isDisposed) throw new EvalkitError("DISPOSED", "the eval tool was disposed");
-      // Read per call: a secret set in the host environment after the tool was created is still hidden.
-      const secrets = collectSecretValues({ ...process.env, ...config.env });
+      // Read (at most once a second): a secret set in the host environment after the tool was created is still hidden.
+      const { secrets, redact } = readSecrets();
       const result = await runEvalCall({
         input: parsed,
         openCall: () =>
@@ -112,7 +122,7 @@ export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
         secrets,
         artifactsDir: config.artifactsDir,
         store: getStore(),
-        redact: createRedactor(secrets),
+        redact,
         onUpdate: context.onUpdate,
         updateIntervalMs: config.updateIntervalMs,
       });
