@@ -1,4 +1,5 @@
 // The eval tool's input schema: both seed forms, aliases, clamping, field-naming errors, clean JSON Schema.
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { isEvalkitError } from "../../src/errors.js";
 import {
@@ -145,5 +146,23 @@ describe("eval input JSON Schema", () => {
     const timeout = (toInputJsonSchema(schema) as any).properties.cells.items.properties.timeout;
     expect(timeout.type).toBe("number");
     expect(timeout.description).toContain("1..3600");
+  });
+});
+
+describe("the code-only fast path", () => {
+  it("gives exactly what the schema gives for any code-only input, and defers odd shapes to the schema", () => {
+    const schema = createEvalInputSchema({});
+    fc.assert(
+      fc.property(fc.array(fc.string(), { minLength: 1, maxLength: 5 }), (codes) => {
+        const input = { cells: codes.map((code) => ({ code })) };
+        const viaSchema = schema.parse(input);
+        expect(parseEvalInput(schema, input)).toEqual({
+          cells: viaSchema.cells.map((c) => ({ code: c.code })),
+        });
+      }),
+    );
+    expect(() => parseEvalInput(schema, { cells: [{ code: 1 }] })).toThrowError(/cells\[0\]\.code/);
+    expect(() => parseEvalInput(schema, { cells: [] })).toThrowError(/cells/);
+    expect(() => parseEvalInput(schema, { cells: [{ code: "1", extra: true }] })).toThrowError(/extra/);
   });
 });
