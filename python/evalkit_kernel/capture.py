@@ -303,22 +303,19 @@ class FdCapture(object):
         """
         pipes = list(self._pipes.values())
         # A poll object must not be polled from two threads at once (parallel() workers write too).
-        if (
-            self._idle_poll is not None
-            and all(p.consumed == p.taken for p in pipes)
-            and self._poll_lock.acquire(False)
-        ):
+        is_empty = False
+        if self._idle_poll is not None and self._poll_lock.acquire(False):
             try:
-                if not self._idle_poll.poll(0):
-                    return  # the common case: nothing pending, one syscall
+                is_empty = not self._idle_poll.poll(0)  # the common case: nothing pending, one syscall
             except (OSError, InterruptedError):
                 pass
             finally:
                 self._poll_lock.release()
         goals = []
         for pipe in pipes:
+            # Under the read lock no read is half done, so `taken` counts every byte out of the pipe.
             with pipe.read_lock:
-                target = pipe.taken + _bytes_pending(pipe.read_fd)
+                target = pipe.taken + (0 if is_empty else _bytes_pending(pipe.read_fd))
             if pipe.alive and pipe.consumed < target:
                 goals.append((pipe, target))
         if not goals:

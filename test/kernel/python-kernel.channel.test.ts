@@ -16,14 +16,17 @@ async function expectHealthy(kernel: PythonKernel) {
 }
 
 describe("PythonKernel channel hygiene", () => {
-  it("captures os.write to fd 1 and fd 2 as the cell's streams", async () => {
+  it("captures os.write to fd 1 and fd 2 as the cell's streams, every time", async () => {
     const kernel = await startKernel();
-    const outcome = await kernel.execute(
-      "import os\nos.write(1, b'to fd1\\n')\nos.write(2, b'to fd2\\n')\n'done'",
-    );
-    expect(text(outcome.outputs)).toBe("to fd1\n");
-    expect(text(outcome.outputs, "stderr")).toBe("to fd2\n");
-    expect(outcome.outputs.at(-1)).toEqual({ type: "result", data: { "text/plain": "'done'" } });
+    // Repeated: a race between the drain threads and the end-of-cell sync once lost bytes a few times in a hundred.
+    for (let round = 0; round < 100; round++) {
+      const outcome = await kernel.execute(
+        "import os\nos.write(1, b'to fd1\\n')\nos.write(2, b'to fd2\\n')\n'done'",
+      );
+      expect(text(outcome.outputs)).toBe("to fd1\n");
+      expect(text(outcome.outputs, "stderr")).toBe("to fd2\n");
+      expect(outcome.outputs.at(-1)).toEqual({ type: "result", data: { "text/plain": "'done'" } });
+    }
     await expectHealthy(kernel);
   });
 
