@@ -290,8 +290,8 @@ export class PythonKernel implements Kernel {
         }
       }
     }
-    // Stragglers that ignored SIGTERM but stayed in the group go too.
-    signalGroup(child, "SIGKILL");
+    // Stragglers in the group were killed when the exit was seen (onExitEvent). Never signal the group
+    // later: with a small pid_max the runner's pid (and so the group id) can belong to someone else by then.
     return this.exitInfo;
   }
 
@@ -527,6 +527,7 @@ export class PythonKernel implements Kernel {
     this.running = undefined;
     for (const resolve of this.completions.values()) resolve({ status: "invalid", indent: "" });
     this.completions.clear();
+    // Children the cell left in the group (the runner was killed before it could take them along).
     if (this.child) signalGroup(this.child, "SIGKILL");
     cell?.reject(this.deadError("kernel died while the cell was running"));
     for (const listener of this.exitListeners) listener(this.exitInfo);

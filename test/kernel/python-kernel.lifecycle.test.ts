@@ -66,9 +66,12 @@ describe("PythonKernel lifecycle", () => {
 
   it("shuts down without leaving the runner or a child it started", async () => {
     const kernel = await startKernel();
-    await kernel.execute("import subprocess\nchild = subprocess.Popen(['sleep', '313'])");
+    const started = await kernel.execute(
+      "import subprocess\nchild = subprocess.Popen(['sleep', '313'])\nchild.pid",
+    );
+    expect(started.status).toBe("ok");
     const pid = kernel.pid!;
-    expect(findProcesses("sleep", "313").length).toBe(1);
+    expect(await waitFor(() => findProcesses("sleep", "313").length === 1)).toBe(true);
     const exit = await kernel.shutdown();
     expect(exit?.requested).toBe(true);
     expect(await waitFor(() => !isProcessAlive(pid) && findProcesses("sleep", "313").length === 0)).toBe(
