@@ -57,7 +57,7 @@ describe("shell escapes in a real Python kernel", () => {
 
   it("kills the command's whole process group when the cell is interrupted", async () => {
     const kernel = await startKernel();
-    const marker = "300.4242";
+    const marker = `300.${process.pid}${Date.now() % 1000}`; // unique: a leftover of another run must not count
     const pending = kernel.execute(`!sleep ${marker} & sleep ${marker}; echo never`);
     expect(await waitFor(() => findProcesses("sleep", marker).length >= 2, 10_000)).toBe(true);
     kernel.interrupt();

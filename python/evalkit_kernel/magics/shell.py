@@ -100,9 +100,7 @@ def run_streaming(argv, capture_stdout=False, env=None, cwd=None, stdout=None, s
     The child gets /dev/null as stdin and its own session (process group); an interrupt sends SIGINT
     to the whole group, then SIGKILL after a short grace, and re-raises KeyboardInterrupt.
     """
-    import codecs
     import subprocess
-    import threading
 
     try:
         import queue
@@ -127,8 +125,26 @@ def run_streaming(argv, capture_stdout=False, env=None, cwd=None, stdout=None, s
     )
     st = _state()
     group = proc.pid if os.name != "nt" else None
-    if st is not None and group is not None:
-        st.register_child_group(group)
+    # Everything after Popen is guarded: an interrupt that lands while the reader threads start (slow on a
+    # loaded machine) must still stop the child's group, or it outlives the cell.
+    try:
+        if st is not None and group is not None:
+            st.register_child_group(group)
+        return _pump(proc, queue, capture_stdout, stdout, stderr)
+    except BaseException:
+        _stop_group(proc, group)
+        raise
+    finally:
+        if st is not None and group is not None:
+            st.unregister_child_group(group)
+
+
+def _pump(proc, queue, capture_stdout, stdout, stderr):
+    """Stream the child's stdout/stderr until both close (or it exits leaving a background job)."""
+    import codecs
+    import subprocess
+    import threading
+
     chunks = queue.Queue()
 
     def pump(name, pipe):
@@ -197,14 +213,9 @@ def run_streaming(argv, capture_stdout=False, env=None, cwd=None, stdout=None, s
                 break
             except subprocess.TimeoutExpired:
                 continue
-    except BaseException:
-        _stop_group(proc, group)
-        raise
     finally:
         for name in decoders:
             deliver(name, None)
-        if st is not None and group is not None:
-            st.unregister_child_group(group)
     return proc.returncode, "".join(captured)
 
 
