@@ -2,26 +2,7 @@
 // survives a cell that points the capture pipes elsewhere.
 import { describe, expect, it } from "vitest";
 import { startKernel } from "../helpers/python.js";
-import { createManager, kernelPid, textOf } from "./chaos-helpers.js";
-
-/** Cell code that points every fd > 2 whose target starts with one of `kinds` at /dev/null, then runs `then`. */
-function sabotage(kinds: string[], then: string): string {
-  return [
-    "import os",
-    "null = os.open('/dev/null', os.O_RDWR)",
-    "hit = []",
-    "for name in os.listdir('/proc/self/fd'):",
-    "    fd = int(name)",
-    "    try:",
-    "        target = os.readlink('/proc/self/fd/%d' % fd)",
-    "    except OSError:",
-    "        continue",
-    `    if fd > 2 and fd != null and target.startswith((${kinds.map((kind) => JSON.stringify(kind)).join(", ")},)):`,
-    "        os.dup2(null, fd)",
-    "        hit.append(fd)",
-    then,
-  ].join("\n");
-}
+import { createManager, kernelPid, sabotage, textOf } from "./chaos-helpers.js";
 
 describe("chaos: capture integrity", () => {
   // The documented guarantee (docs/protocol.md, ordering): fd-level bytes written a millisecond or more

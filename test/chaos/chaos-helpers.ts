@@ -69,3 +69,22 @@ export async function kernelPid(manager: SessionManager, sessionId = "default"):
   const outcome = await manager.run({ sessionId, code: "import os\nos.getpid()" });
   return Number(textOf(outcome));
 }
+
+/** Cell code that points every fd > 2 whose target starts with one of `kinds` at /dev/null, then runs `then`. */
+export function sabotage(kinds: string[], then: string): string {
+  return [
+    "import os",
+    "null = os.open('/dev/null', os.O_RDWR)",
+    "hit = []",
+    "for name in os.listdir('/proc/self/fd'):",
+    "    fd = int(name)",
+    "    try:",
+    "        target = os.readlink('/proc/self/fd/%d' % fd)",
+    "    except OSError:",
+    "        continue",
+    `    if fd > 2 and fd != null and target.startswith((${kinds.map((kind) => JSON.stringify(kind)).join(", ")},)):`,
+    "        os.dup2(null, fd)",
+    "        hit.append(fd)",
+    then,
+  ].join("\n");
+}

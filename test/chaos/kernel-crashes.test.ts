@@ -1,7 +1,7 @@
 // Hostile cells: a kernel killed, crashing or sabotaging its own channel ends with a clear outcome, the next
 // call gets a working kernel, and /proc shows no process left behind.
 import { describe, expect, it } from "vitest";
-import { createManager, findLeftovers, kernelPid, textOf } from "./chaos-helpers.js";
+import { createManager, findLeftovers, kernelPid, sabotage, textOf } from "./chaos-helpers.js";
 
 async function expectRecovered(manager: ReturnType<typeof createManager>, oldPid: number) {
   const next = await manager.run({ code: "import os\nprint(6 * 7)\nos.getpid()", timeoutSec: 10 });
@@ -88,25 +88,6 @@ describe("chaos: the kernel dies under a cell", () => {
     await expectRecovered(manager, pid);
   });
 });
-
-/** Cell code that points every fd > 2 whose target starts with one of `kinds` at /dev/null, then runs `then`. */
-function sabotage(kinds: string[], then: string): string {
-  return [
-    "import os",
-    "null = os.open('/dev/null', os.O_RDWR)",
-    "hit = []",
-    "for name in os.listdir('/proc/self/fd'):",
-    "    fd = int(name)",
-    "    try:",
-    "        target = os.readlink('/proc/self/fd/%d' % fd)",
-    "    except OSError:",
-    "        continue",
-    `    if fd > 2 and fd != null and target.startswith((${kinds.map((kind) => JSON.stringify(kind)).join(", ")},)):`,
-    "        os.dup2(null, fd)",
-    "        hit.append(fd)",
-    then,
-  ].join("\n");
-}
 
 describe("chaos: a cell sabotages the kernel's file descriptors", () => {
   it("keeps working after a cell closes fd 1 and fd 2, and captures later output in order", async () => {
