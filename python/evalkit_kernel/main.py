@@ -46,7 +46,9 @@ def main(config=None):
     if hasattr(signal, "SIGINT"):
         signal.signal(signal.SIGINT, signal.SIG_IGN)
 
+    global _requests
     requests = RequestChannel(FrameReader(proto_in), _dispatch_frame, start_daemon, state.writer.flush_held)
+    _requests = requests
     state.writer.on_host_request = requests.read_now
     _start_parent_watchdog()
 
@@ -72,6 +74,8 @@ def _serve(requests):
             _exit_now(0, graceful=False)
         if request.get("type") == "exit":
             _exit_now(0, graceful=True)
+        global _starting
+        _starting = True
         try:
             _handle_execute(executor, request, requests)
         except KeyboardInterrupt:
@@ -79,7 +83,7 @@ def _serve(requests):
 
 
 def _handle_execute(executor, request, requests):
-    global _in_cell, _cell_serial
+    global _in_cell, _cell_serial, _starting, _interrupt_pending
     cell_id = str(request.get("id"))
     _apply_context(request.get("cwd"), request.get("env"))
     _patch_getpass()
@@ -93,6 +97,12 @@ def _handle_execute(executor, request, requests):
         _cell_serial += 1
         requests.begin_cell(_cell_serial)
         _in_cell = True
+        _starting = False
+        if _interrupt_pending:
+            # The host interrupted this cell before it started (e.g. an already-aborted signal): cancel it
+            # now instead of letting it run until the host's kill ladder ends the whole kernel.
+            _interrupt_pending = False
+            raise KeyboardInterrupt()
         outcome = executor.run(
             str(request.get("code", "")),
             silent=bool(request.get("silent")),
@@ -102,6 +112,8 @@ def _handle_execute(executor, request, requests):
         pass
     finally:
         _in_cell = False
+        _starting = False
+        _interrupt_pending = False
         if outcome is None:
             status, cancelled, count = "error", True, state.execution_count()
         else:
@@ -125,11 +137,18 @@ def _handle_execute(executor, request, requests):
 # SIGINT: one permanent handler (no sigaction per cell): KeyboardInterrupt inside a cell, ignored between cells.
 _in_cell = False
 _cell_serial = 0
+_starting = False  # an execute request was taken; the cell is being set up
+_interrupt_pending = False
+_requests = None
 
 
 def _on_sigint(signum, frame):
+    global _interrupt_pending
     if _in_cell:
         raise KeyboardInterrupt()
+    # Between cells a stray SIGINT is ignored, unless the host already sent the cell it meant to interrupt.
+    if _starting or (_requests is not None and _requests.has_pending_input()):
+        _interrupt_pending = True
 
 
 def _claim_sigint():

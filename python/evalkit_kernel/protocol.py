@@ -191,6 +191,12 @@ class FrameReader(object):
             self._buffer.extend(chunk)
             return True
 
+    def has_input(self):
+        """Bytes already read but not yet taken, or waiting in the pipe (never blocks, never reads)."""
+        if self._buffer:
+            return True
+        return _bytes_available(self._fd)
+
     def take_buffered(self):
         """The next complete frame already read, or None (never reads)."""
         while True:
@@ -247,6 +253,10 @@ class RequestChannel(object):
             if frame is None or _is_request(frame):
                 return frame
             self._dispatch(frame)
+
+    def has_pending_input(self):
+        """Between cells (from the SIGINT handler): is a request already on its way to the main thread?"""
+        return bool(self._queue) or self._reader.has_input()
 
     def begin_cell(self, serial):
         self._cell = serial  # no wake-up: the helper notices at its next tick
@@ -337,3 +347,19 @@ class RequestChannel(object):
 
 def _is_request(frame):
     return frame.get("type", "execute") in ("execute", "exit")
+
+
+def _bytes_available(fd):
+    try:
+        import fcntl
+        import struct
+        import termios
+
+        return struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))[0] > 0
+    except (ImportError, OSError, ValueError, AttributeError):
+        try:
+            import select
+
+            return bool(select.select([fd], [], [], 0)[0])
+        except (OSError, ValueError):
+            return False

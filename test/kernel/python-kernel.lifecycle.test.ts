@@ -55,6 +55,21 @@ describe("PythonKernel lifecycle", () => {
     expect(kernel.isAlive).toBe(false);
   });
 
+  it("cancels a cell interrupted before it started, and keeps the kernel and its state", async () => {
+    const kernel = await startKernel();
+    await kernel.execute("kept = 'still here'");
+    for (let round = 0; round < 5; round++) {
+      const started = Date.now();
+      const outcome = await kernel.execute("import time\ntime.sleep(30)", { signal: AbortSignal.abort() });
+      expect(outcome.cancelled).toBe(true);
+      expect(Date.now() - started).toBeLessThan(3000);
+    }
+    expect(kernel.isAlive).toBe(true);
+    expect((await kernel.execute("kept")).outputs).toEqual([
+      { type: "result", data: { "text/plain": "'still here'" } },
+    ]);
+  });
+
   it("ignores a stray SIGINT between cells", async () => {
     const kernel = await startKernel();
     await kernel.execute("x = 1");
