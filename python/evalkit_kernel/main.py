@@ -98,6 +98,9 @@ def _handle_execute(executor, request, requests):
         requests.begin_cell(_cell_serial)
         _in_cell = True
         _starting = False
+        if cell_id in _early_interrupts:
+            _early_interrupts.remove(cell_id)
+            _interrupt_pending = True
         if _interrupt_pending:
             # The host interrupted this cell before it started (e.g. an already-aborted signal): cancel it
             # now instead of letting it run until the host's kill ladder ends the whole kernel.
@@ -139,6 +142,7 @@ _in_cell = False
 _cell_serial = 0
 _starting = False  # an execute request was taken; the cell is being set up
 _interrupt_pending = False
+_early_interrupts = []  # ids of cells interrupted before they started (interrupt frames)
 _requests = None
 
 
@@ -180,6 +184,11 @@ def _dispatch_frame(frame):
 def _interrupt_main(cell_id):
     running = state.current_cell_id()
     if running is None or (cell_id is not None and str(cell_id) != running):
+        if cell_id is not None:
+            # Read before its cell started (the frame can overtake the hand-over between reader threads):
+            # remember it, so the cell is cancelled as it starts. Ids are unique; old ones just age out.
+            _early_interrupts.append(str(cell_id))
+            del _early_interrupts[:-16]
         return
     if hasattr(signal, "pthread_kill"):
         signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)

@@ -58,6 +58,8 @@ interface RunningCell {
   outputsTruncated: boolean;
   error?: CellErrorInfo;
   startedAt: number;
+  /** The runner has begun the cell (any frame of it arrived). */
+  isStarted: boolean;
   calls: Map<string, AbortController>;
   resolve: (outcome: ExecuteOutcome) => void;
   reject: (err: Error) => void;
@@ -211,6 +213,7 @@ export class PythonKernel implements Kernel {
         retainedStreamBytes: 0,
         outputsTruncated: false,
         startedAt: performance.now(),
+        isStarted: false,
         calls: new Map(),
         resolve,
         reject,
@@ -253,8 +256,10 @@ export class PythonKernel implements Kernel {
   interrupt(): void {
     const cell = this.running;
     if (!cell || !this.child || !this.isAlive) return;
-    if (process.platform === "win32" || this.options.launcher) {
-      // No signal crosses a launcher or exists on Windows: the runner interrupts itself.
+    if (process.platform === "win32" || this.options.launcher || !cell.isStarted) {
+      // No signal crosses a launcher or exists on Windows: the runner interrupts itself. Before the cell has
+      // started, a SIGINT could land between cells (where it is ignored); the frame queues behind the execute
+      // request instead, so it always reaches the cell it names.
       this.send({ type: "interrupt", id: cell.id });
     } else {
       signalGroup(this.child, "SIGINT");
@@ -400,6 +405,7 @@ export class PythonKernel implements Kernel {
       return;
     }
     if (!cell || frame.id !== cell.id) return; // late frames of an abandoned cell
+    cell.isStarted = true;
     switch (frame.type) {
       case "started":
         return;
