@@ -7,7 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const SOCKET = `evalkit-repl-test-${process.pid}`;
-const PYTHON = process.env.EVALKIT_TEST_PYTHON ?? "python3";
+
+import { TEST_PYTHON as PYTHON } from "../helpers/interpreters.js";
+
 const EXIT_MARK = "__REPL_EXITED__";
 
 function tmux(...args: string[]): string {

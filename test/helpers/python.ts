@@ -1,17 +1,10 @@
 // Shared test settings: which interpreter integration tests use, and a kernel factory that cleans up.
 
-import { execFileSync } from "node:child_process";
 import { afterEach } from "vitest";
 import { PythonKernel, type PythonKernelOptions } from "../../src/kernel/python-kernel.js";
+import { TEST_PYTHON } from "./interpreters.js";
 
-/** Interpreter for integration tests (the matrix runner sets EVALKIT_TEST_PYTHON per version). A pyenv shim
- * on PATH costs 300 ms a start, so the default is the real binary behind `python3`. */
-export const TEST_PYTHON =
-  process.env.EVALKIT_TEST_PYTHON ??
-  execFileSync("python3", ["-c", "import sys; print(sys.executable)"], { encoding: "utf8" }).trim();
-
-/** Debian's interpreter, which has matplotlib, pandas, PIL and numpy in CI. */
-export const DEBIAN_PYTHON = "/usr/bin/python3";
+export { DEBIAN_PYTHON, TEST_PYTHON } from "./interpreters.js";
 
 const started: PythonKernel[] = [];
 

@@ -7,10 +7,10 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult, ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
+import { DEBIAN_PYTHON, TEST_PYTHON } from "../helpers/interpreters.js";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
-export const TEST_PYTHON = process.env.EVALKIT_TEST_PYTHON ?? "python3";
-export const DEBIAN_PYTHON = "/usr/bin/python3";
+export { DEBIAN_PYTHON, TEST_PYTHON };
 
 const BUILD_LOCK = path.join(os.tmpdir(), "evalkit-mcp-test-build.lock");
 

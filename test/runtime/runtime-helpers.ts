@@ -4,15 +4,12 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-
-export const TEST_PYTHON = process.env.EVALKIT_TEST_PYTHON ?? "python3";
+import { TEST_PYTHON as REAL_PYTHON } from "../helpers/interpreters.js";
 
 export const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "fixtures");
 
-/** The real binary behind TEST_PYTHON (never a shim), asked once. */
-export const REAL_PYTHON = execFileSync(TEST_PYTHON, ["-c", "import sys; print(sys.executable)"], {
-  encoding: "utf8",
-}).trim();
+/** The real interpreter binary of the test run (never a shim). */
+export { REAL_PYTHON };
 
 /** Real old interpreters present in this machine image, if any. */
 export const OLD_PYTHONS = ["3.7.16", "3.6.15"]

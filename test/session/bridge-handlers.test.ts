@@ -4,25 +4,13 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { HostBridge } from "../../src/session/bridge-handlers.js";
-import { SessionManager } from "../../src/session/session-manager.js";
 import type { SessionManagerOptions } from "../../src/session/session-types.js";
-import { createFakeFactory, fakeResolver, sleep, stdoutOf } from "./fake-kernel.js";
+import { createFakeManagers, sleep, stdoutOf } from "./fake-kernel.js";
 
 const cwd = mkdtempSync(path.join(tmpdir(), "evalkit-session-bridge-"));
-const managers: SessionManager[] = [];
-function createManager(options: SessionManagerOptions = {}) {
-  const fake = createFakeFactory();
-  const manager = new SessionManager({
-    createKernel: fake.factory,
-    resolveInterpreter: fakeResolver,
-    ...options,
-  });
-  managers.push(manager);
-  return manager;
-}
-afterEach(async () => {
-  await Promise.all(managers.splice(0).map((m) => m.dispose()));
-});
+const fakeManagers = createFakeManagers();
+const createManager = (options: SessionManagerOptions = {}) => fakeManagers.createManager(options).manager;
+afterEach(fakeManagers.disposeAll);
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
 
 function cellContext() {

@@ -3,7 +3,8 @@ import type { CellLanguage } from "../../src/contracts/cell-result.js";
 import type { KernelOutput } from "../../src/contracts/outputs.js";
 import { EvalkitError } from "../../src/errors.js";
 import type { ExecuteOptions, ExecuteOutcome, Kernel, KernelExit } from "../../src/kernel/kernel.js";
-import type { KernelSpec } from "../../src/session/session-types.js";
+import { SessionManager } from "../../src/session/session-manager.js";
+import type { KernelSpec, SessionManagerOptions } from "../../src/session/session-types.js";
 
 /**
  * Cell "programs" (one per cell):
@@ -246,4 +247,29 @@ export function sleep(ms: number): Promise<void> {
 /** The stdout text of an outcome. */
 export function stdoutOf(outcome: { outputs: KernelOutput[] }): string {
   return outcome.outputs.map((o) => (o.type === "stream" ? o.text : "")).join("");
+}
+
+/** Makes SessionManagers on fake kernels; `disposeAll` (for afterEach) disposes every one it made. */
+export function createFakeManagers() {
+  const managers: SessionManager[] = [];
+  return {
+    createManager(options: SessionManagerOptions = {}) {
+      const fake = createFakeFactory();
+      const manager = new SessionManager({
+        createKernel: fake.factory,
+        resolveInterpreter: fakeResolver,
+        ...options,
+      });
+      managers.push(manager);
+      return { manager, kernels: fake.kernels };
+    },
+    /** Disposes a manager built by hand (custom factory) with the others. */
+    track(manager: SessionManager): SessionManager {
+      managers.push(manager);
+      return manager;
+    },
+    async disposeAll(): Promise<void> {
+      await Promise.all(managers.splice(0).map((m) => m.dispose()));
+    },
+  };
 }

@@ -5,8 +5,14 @@ import path from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { isEvalkitError } from "../../src/errors.js";
 import { SessionManager } from "../../src/session/session-manager.js";
-import type { SessionManagerOptions } from "../../src/session/session-types.js";
-import { createFakeFactory, type FakeKernel, fakeResolver, sleep, stdoutOf } from "./fake-kernel.js";
+import {
+  createFakeFactory,
+  createFakeManagers,
+  type FakeKernel,
+  fakeResolver,
+  sleep,
+  stdoutOf,
+} from "./fake-kernel.js";
 
 const root = mkdtempSync(path.join(tmpdir(), "evalkit-session-unit-"));
 const dirA = path.join(root, "a");
@@ -15,21 +21,9 @@ mkdirSync(dirA);
 mkdirSync(dirB);
 symlinkSync(dirA, path.join(root, "a-link"));
 
-const managers: SessionManager[] = [];
-function createManager(options: SessionManagerOptions = {}) {
-  const fake = createFakeFactory();
-  const manager = new SessionManager({
-    createKernel: fake.factory,
-    resolveInterpreter: fakeResolver,
-    ...options,
-  });
-  managers.push(manager);
-  return { manager, kernels: fake.kernels };
-}
+const { createManager, disposeAll, track } = createFakeManagers();
 
-afterEach(async () => {
-  await Promise.all(managers.splice(0).map((m) => m.dispose()));
-});
+afterEach(disposeAll);
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 describe("session mode", () => {
@@ -246,13 +240,13 @@ describe("crashes", () => {
   it("retries one failed start, then fails hard with KERNEL_CRASH_LOOP instead of looping", async () => {
     const once = createFakeFactory({ failStarts: 1 });
     const manager = new SessionManager({ createKernel: once.factory, resolveInterpreter: fakeResolver });
-    managers.push(manager);
+    track(manager);
     expect((await manager.run({ cwd: dirA, code: "pid" })).status).toBe("ok");
     expect(once.kernels).toHaveLength(2);
 
     const always = createFakeFactory({ alwaysFailStart: true });
     const looping = new SessionManager({ createKernel: always.factory, resolveInterpreter: fakeResolver });
-    managers.push(looping);
+    track(looping);
     const err = await looping.run({ cwd: dirA, code: "pid" }).catch((e: unknown) => e);
     expect(isEvalkitError(err, "KERNEL_CRASH_LOOP")).toBe(true);
     expect(always.kernels).toHaveLength(2);
@@ -288,7 +282,7 @@ describe("dispose", () => {
   it("ends a cell whose kernel is still starting as cancelled, and stops that kernel", async () => {
     const slow = createFakeFactory({ startDelayMs: 200 });
     const manager = new SessionManager({ createKernel: slow.factory, resolveInterpreter: fakeResolver });
-    managers.push(manager);
+    track(manager);
     const running = manager.run({ cwd: dirA, code: "set x 1" });
     await sleep(50);
     await manager.dispose();

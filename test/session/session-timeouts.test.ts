@@ -3,25 +3,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { SessionManager } from "../../src/session/session-manager.js";
-import type { SessionManagerOptions } from "../../src/session/session-types.js";
-import { createFakeFactory, type FakeKernel, fakeResolver, sleep, stdoutOf } from "./fake-kernel.js";
+import { createFakeManagers, type FakeKernel, sleep, stdoutOf } from "./fake-kernel.js";
 
 const cwd = mkdtempSync(path.join(tmpdir(), "evalkit-session-timeouts-"));
-const managers: SessionManager[] = [];
-function createManager(options: SessionManagerOptions = {}) {
-  const fake = createFakeFactory();
-  const manager = new SessionManager({
-    createKernel: fake.factory,
-    resolveInterpreter: fakeResolver,
-    ...options,
-  });
-  managers.push(manager);
-  return { manager, kernels: fake.kernels };
-}
-afterEach(async () => {
-  await Promise.all(managers.splice(0).map((m) => m.dispose()));
-});
+const { createManager, disposeAll } = createFakeManagers();
+afterEach(disposeAll);
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
 
 describe("cell timeouts", () => {

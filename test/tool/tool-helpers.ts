@@ -5,8 +5,9 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createEvalTool, type EvalTool } from "../../src/tool/eval-tool.js";
 import type { EvalToolOptions } from "../../src/tool/tool-options.js";
+import { TEST_PYTHON } from "../helpers/interpreters.js";
 
-export const TEST_PYTHON = process.env.EVALKIT_TEST_PYTHON ?? "python3";
+export { TEST_PYTHON };
 export const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "fixtures");
 
 const tools: EvalTool[] = [];
