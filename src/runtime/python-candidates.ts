@@ -136,35 +136,27 @@ export function listPythonCandidates(ctx: CandidateContext): PythonCandidate[] {
   }
   const { env, cwd, platform } = ctx;
   const list: PythonCandidate[] = [];
-  if (env.VIRTUAL_ENV) {
-    const prefix = path.resolve(cwd, env.VIRTUAL_ENV);
+  const activated = [
+    ["VIRTUAL_ENV", "virtual environment", "venv"],
+    ["CONDA_PREFIX", "conda environment", "conda"],
+  ] as const;
+  for (const [variable, what, kind] of activated) {
+    const value = env[variable];
+    if (!value) {
+      list.push({ source: variable, origin: variable, absentReason: `${variable} is not set` });
+      continue;
+    }
+    const prefix = path.resolve(cwd, value);
     list.push(
       prefixCandidate(
-        "VIRTUAL_ENV",
+        variable,
         prefix,
-        `VIRTUAL_ENV names the active virtual environment ${prefix}`,
-        "venv",
+        `${variable} names the active ${what} ${prefix}`,
+        kind,
         platform,
         true,
       ),
     );
-  } else {
-    list.push({ source: "VIRTUAL_ENV", origin: "VIRTUAL_ENV", absentReason: "VIRTUAL_ENV is not set" });
-  }
-  if (env.CONDA_PREFIX) {
-    const prefix = path.resolve(cwd, env.CONDA_PREFIX);
-    list.push(
-      prefixCandidate(
-        "CONDA_PREFIX",
-        prefix,
-        `CONDA_PREFIX names the active conda environment ${prefix}`,
-        "conda",
-        platform,
-        true,
-      ),
-    );
-  } else {
-    list.push({ source: "CONDA_PREFIX", origin: "CONDA_PREFIX", absentReason: "CONDA_PREFIX is not set" });
   }
   for (const name of [".venv", "venv"]) {
     const prefix = path.join(cwd, name);
