@@ -186,7 +186,9 @@ export class StreamSanitizer {
 
   private appendToSegment(text: string, start: number, end: number): void {
     if (end <= start) return;
-    const room = this.maxLineChars - this.current.length;
+    // Once a segment was clamped, later text is dropped too: a cut that stopped short of a surrogate pair
+    // leaves room that a later chunk must not fill (the result would depend on chunking).
+    const room = this.currentDropped > 0 ? 0 : this.maxLineChars - this.current.length;
     if (end - start <= room) {
       this.current += start === 0 && end === text.length ? text : text.slice(start, end);
       return;

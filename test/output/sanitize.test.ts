@@ -75,6 +75,13 @@ describe("StreamSanitizer", () => {
     expect(streamed([`x${emoji[0]}`, `${emoji[1]}y\n`])).toBe(`x${emoji}y`);
   });
 
+  it("drops the rest of a clamped line even when the cut stopped short of a surrogate pair", () => {
+    // A cut at 7 would split the third emoji, so 6 units are kept; the later "a" must not fill that room.
+    const whole = streamed(["😀a😀a😀a"], { maxLineChars: 7 }, false);
+    expect(whole).toBe("😀a😀a…[+3 chars]");
+    expect(streamed(["😀\x1b[31ma😀a😀", "a"], { maxLineChars: 7 })).toBe(whole);
+  });
+
   it("gives the same result for any chunking as for the whole text", () => {
     const alphabet = fc.constantFrom(
       "a",
@@ -108,7 +115,7 @@ describe("StreamSanitizer", () => {
           expect(streamed(parts, { maxLineChars: 7 }, false)).toBe(whole);
         },
       ),
-      { numRuns: 500 },
+      { numRuns: 3000 },
     );
   });
 
