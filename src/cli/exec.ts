@@ -1,12 +1,14 @@
-// `evalkit exec`: run -c/FILE cells (or the eval tool's JSON input) in fresh kernels and print what they did.
-import { readFileSync } from "node:fs";
-import { basename, extname } from "node:path";
+// `evalkit exec`: run -c/FILE/notebook cells (or the eval tool's JSON input) in fresh kernels and print what they did.
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { basename, dirname, extname } from "node:path";
 import type { CellResult, EvalDetails } from "../contracts/cell-result.js";
 import { isEvalkitError } from "../errors.js";
 import { renderToolCellHeader, renderToolCellOutput } from "../render/tool-render.js";
 import { createEvalTool, type EvalTool } from "../tool/eval-tool.js";
 import { type EvalInput, safeParseEvalInput } from "../tool/input-schema.js";
 import { type CommandIo, parseCommandArgs, readNumberOption, readStreamText, UsageError } from "./args.js";
+import { type Notebook, readNotebook } from "./notebook-cells.js";
+import { buildExecutedNotebook, writeFileAtomically } from "./notebook-output.js";
 
 export const EXEC_USAGE = `usage: evalkit exec [options] [-c CODE | FILE]...
 
@@ -15,6 +17,8 @@ the first cell that does not end ok stops the run.
 
   -c, --code CODE      a cell's source (repeatable; mixes with FILE cells in command-line order)
   FILE                 a file whose content is one cell (.py: Python, .js/.mjs/.cjs: JavaScript; - reads stdin)
+  NOTEBOOK.ipynb       a Jupyter notebook: its code cells, in order (language from the notebook's metadata)
+  --output-notebook PATH   write a copy of the one .ipynb input with the outputs of this run filled in
   --input FILE|-       the eval tool's JSON input ({"cells": [...]}) instead of -c/FILE
   --lang py|js         language of -c cells and of files without a known extension (default py)
   --timeout SECONDS    per-cell timeout (default 30; clamped to 1..3600)
@@ -36,12 +40,16 @@ const OPTIONS = {
   python: { type: "string" },
   launcher: { type: "string" },
   json: { type: "boolean" },
+  "output-notebook": { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
 const EXTENSIONS: Record<string, "py" | "js"> = { ".py": "py", ".js": "js", ".mjs": "js", ".cjs": "js" };
 
 type RawCell = { language?: string; code: string; title?: string };
+
+/** A notebook given as FILE, and where each of its code cells landed in the run. */
+type NotebookInput = { notebook: Notebook; slots: { cellIndex: number; evalIndex: number }[] };
 
 /** Runs `evalkit exec` with `argv` (after the subcommand); resolves to the exit status. */
 export async function runExec(argv: string[], io: CommandIo): Promise<number> {
@@ -54,7 +62,8 @@ export async function runExec(argv: string[], io: CommandIo): Promise<number> {
       io.stdout(EXEC_USAGE);
       return 0;
     }
-    const rawInput = await buildRawInput(values, tokens ?? [], io);
+    const { input: rawInput, notebooks } = await buildRawInput(values, tokens ?? [], io);
+    const outputNotebook = checkOutputNotebook(values["output-notebook"], notebooks);
     tool = createEvalTool({
       mode: "per-call",
       ...(values.python !== undefined ? { python: values.python } : {}),
@@ -85,6 +94,14 @@ export async function runExec(argv: string[], io: CommandIo): Promise<number> {
     });
     if (values.json) io.stdout(`${JSON.stringify(result.details satisfies EvalDetails)}\n`);
     else printUpTo(result.details.cells);
+    if (outputNotebook !== undefined) {
+      const { notebook, slots } = outputNotebook.from;
+      const executed = slots.flatMap(({ cellIndex, evalIndex }) => {
+        const cellResult = result.details.cells[evalIndex];
+        return cellResult ? [{ cellIndex, result: cellResult }] : [];
+      });
+      writeFileAtomically(outputNotebook.path, buildExecutedNotebook(notebook, executed));
+    }
     return result.details.ok ? 0 : 1;
   } catch (err) {
     if (err instanceof UsageError) {
@@ -106,13 +123,18 @@ export async function runExec(argv: string[], io: CommandIo): Promise<number> {
 type ParsedValues = ReturnType<typeof parseCommandArgs<typeof OPTIONS>>["values"];
 type Tokens = NonNullable<ReturnType<typeof parseCommandArgs<typeof OPTIONS>>["tokens"]>;
 
-/** The eval input from --input, or from -c/FILE in command-line order. */
-async function buildRawInput(values: ParsedValues, tokens: Tokens, io: CommandIo): Promise<unknown> {
+/** The eval input from --input, or from -c/FILE/notebook cells in command-line order. */
+async function buildRawInput(
+  values: ParsedValues,
+  tokens: Tokens,
+  io: CommandIo,
+): Promise<{ input: unknown; notebooks: NotebookInput[] }> {
   const timeout = readNumberOption("--timeout", values.timeout);
   if (values.lang !== undefined && !["py", "js", "python", "javascript"].includes(values.lang)) {
     throw new UsageError(`--lang: expected "py" or "js", got ${JSON.stringify(values.lang)}`);
   }
   const cells: RawCell[] = [];
+  const notebooks: NotebookInput[] = [];
   let hasStdinCell = false;
   for (const token of tokens) {
     if (token.kind === "option" && token.name === "code") {
@@ -124,6 +146,17 @@ async function buildRawInput(values: ParsedValues, tokens: Tokens, io: CommandIo
         cells.push({ language: values.lang ?? "py", code: await readStdin(io, "-"), title: "stdin" });
         continue;
       }
+      if (extname(token.value).toLowerCase() === ".ipynb") {
+        const fallback = values.lang === "js" || values.lang === "javascript" ? "js" : "py";
+        const notebook = readNotebook(token.value, fallback);
+        const slots: NotebookInput["slots"] = [];
+        for (const cell of notebook.cells) {
+          slots.push({ cellIndex: cell.cellIndex, evalIndex: cells.length });
+          cells.push({ language: notebook.language, code: cell.code, title: cell.title });
+        }
+        notebooks.push({ notebook, slots });
+        continue;
+      }
       cells.push({
         language: EXTENSIONS[extname(token.value).toLowerCase()] ?? values.lang ?? "py",
         code: readSource(token.value),
@@ -133,7 +166,9 @@ async function buildRawInput(values: ParsedValues, tokens: Tokens, io: CommandIo
   }
 
   if (values.input !== undefined) {
-    if (cells.length > 0) throw new UsageError("--input cannot be combined with -c or FILE cells");
+    if (cells.length > 0 || notebooks.length > 0) {
+      throw new UsageError("--input cannot be combined with -c or FILE cells");
+    }
     const text =
       values.input === "-" ? await readStdin(io, "--input -") : readSource(values.input, "--input");
     let input: unknown;
@@ -143,12 +178,44 @@ async function buildRawInput(values: ParsedValues, tokens: Tokens, io: CommandIo
       throw new UsageError(`--input: not valid JSON (${err instanceof Error ? err.message : String(err)})`);
     }
     if (timeout !== undefined && input !== null && typeof input === "object" && !Array.isArray(input)) {
-      return { ...input, timeout };
+      return { input: { ...input, timeout }, notebooks };
     }
-    return input;
+    return { input, notebooks };
   }
-  if (cells.length === 0) throw new UsageError("nothing to run: give -c CODE, FILE or --input");
-  return timeout === undefined ? { cells } : { cells, timeout };
+  if (cells.length === 0) {
+    throw new UsageError(
+      notebooks.length > 0
+        ? `nothing to run: ${notebooks.map((n) => n.notebook.file).join(", ")} has no non-empty code cell`
+        : "nothing to run: give -c CODE, FILE or --input",
+    );
+  }
+  return { input: timeout === undefined ? { cells } : { cells, timeout }, notebooks };
+}
+
+/** Checks --output-notebook before anything runs: one nbformat 4 notebook among the inputs, a directory to write to. */
+function checkOutputNotebook(
+  path: string | undefined,
+  notebooks: NotebookInput[],
+): { path: string; from: NotebookInput } | undefined {
+  if (path === undefined) return undefined;
+  const [from, ...others] = notebooks;
+  if (from === undefined || others.length > 0) {
+    throw new UsageError(
+      `--output-notebook needs exactly one .ipynb input, got ${notebooks.length === 0 ? "none" : notebooks.length}`,
+    );
+  }
+  if (from.notebook.nbformat !== 4) {
+    throw new UsageError(
+      `--output-notebook needs an nbformat 4 notebook (${from.notebook.file} is nbformat ${from.notebook.nbformat})`,
+    );
+  }
+  const directory = dirname(path);
+  if (path === "" || !existsSync(directory) || !statSync(directory).isDirectory()) {
+    throw new UsageError(
+      `--output-notebook ${JSON.stringify(path)}: no such directory ${JSON.stringify(directory)}`,
+    );
+  }
+  return { path, from };
 }
 
 function readSource(file: string, what = "FILE"): string {
