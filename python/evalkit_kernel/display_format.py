@@ -1,6 +1,6 @@
 """Turns any object into an IPython-style MIME bundle: library types first, then _repr_*_ methods, then repr()."""
 
-import base64
+import binascii
 import json
 import sys
 import weakref
@@ -102,7 +102,7 @@ def to_jsonable(value, depth=0):
     if isinstance(value, (list, tuple, set, frozenset)):
         return [to_jsonable(v, depth + 1) for v in value]
     if isinstance(value, (bytes, bytearray, memoryview)):
-        return base64.b64encode(bytes(value)).decode("ascii")
+        return binascii.b2a_base64(bytes(value), newline=False).decode("ascii")
     module = type(value).__module__ or ""
     if module.startswith("numpy"):
         for name in ("tolist", "item"):
@@ -129,7 +129,7 @@ def normalize_value(mime, value):
     if isinstance(value, (bytes, bytearray, memoryview)):
         if is_text_mime(mime):
             return bytes(value).decode("utf-8", "replace")
-        return base64.b64encode(bytes(value)).decode("ascii")
+        return binascii.b2a_base64(bytes(value), newline=False).decode("ascii")
     if isinstance(value, str):
         return value
     return to_jsonable(value)

@@ -1,10 +1,9 @@
 """Runs one cell: transform, parse, execute in __main__ (top-level await included), result and error frames."""
 
 import ast
-import linecache
 import sys
 
-from . import hooks, state
+from . import hooks, import_hooks, state
 
 _TOP_LEVEL_AWAIT = getattr(ast, "PyCF_ALLOW_TOP_LEVEL_AWAIT", 0)
 _CO_COROUTINE = 0x0080
@@ -130,7 +129,24 @@ def _register_source(filename, original, source):
     lines = shown.splitlines(True)
     if lines and not lines[-1].endswith("\n"):
         lines[-1] += "\n"
-    linecache.cache[filename] = (len(shown), None, lines, filename)
+    entry = (len(shown), None, lines, filename)
+    linecache = sys.modules.get("linecache")
+    if linecache is not None:
+        linecache.cache[filename] = entry
+    else:
+        _unregistered_sources[filename] = entry  # linecache is imported lazily (it pulls in tokenize)
+
+
+# Cell sources kept until linecache is first imported (by traceback, warnings, inspect or the user).
+_unregistered_sources = {}
+
+
+def _register_pending_sources(linecache):
+    linecache.cache.update(_unregistered_sources)
+    _unregistered_sources.clear()
+
+
+import_hooks.when_imported("linecache", _register_pending_sources)
 
 
 def _ends_with_semicolon(source, node):

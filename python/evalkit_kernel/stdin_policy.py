@@ -4,7 +4,7 @@ import builtins
 import io
 import sys
 
-from . import state
+from . import import_hooks, state
 
 
 def _input(prompt=""):
@@ -47,9 +47,8 @@ def install():
     builtins.input = _input
     sys.stdin = CellStdin()
     sys.__stdin__ = sys.stdin
-    try:
-        import getpass
+    import_hooks.when_imported("getpass", _patch_getpass)
 
-        getpass.getpass = _getpass
-    except ImportError:
-        pass
+
+def _patch_getpass(module):
+    module.getpass = _getpass

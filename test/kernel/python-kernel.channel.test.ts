@@ -99,6 +99,23 @@ describe("PythonKernel channel hygiene", () => {
     await expectHealthy(kernel);
   });
 
+  it("answers getpass() like input(), also when getpass is first imported in the same cell", async () => {
+    const kernel = await startKernel();
+    const outcome = await kernel.execute("import getpass\nsecret = getpass.getpass('pw: ')\nlen(secret)", {
+      onInputRequest: async () => "hunter2",
+    });
+    expect(outcome.outputs).toEqual([{ type: "result", data: { "text/plain": "7" } }]);
+  });
+
+  it("shows the cell's own lines in a traceback printed by a cell that just imported traceback", async () => {
+    const kernel = await startKernel();
+    const outcome = await kernel.execute(
+      "import traceback\ndef boom():\n    return 1 / 0\ntry:\n    boom()\nexcept ZeroDivisionError:\n    traceback.print_exc()",
+    );
+    expect(outcome.status).toBe("ok");
+    expect(text(outcome.outputs, "stderr")).toContain("    return 1 / 0\n");
+  });
+
   it("answers input() through onInputRequest when the host allows it", async () => {
     const kernel = await startKernel();
     const outcome = await kernel.execute("name = input('name? ')\nname.upper()", {
