@@ -255,8 +255,14 @@ def format_object(obj, include=None, exclude=None):
     return data, metadata
 
 
+# Exact built-in types have no _repr_*_ methods and are no library object: repr() is the whole answer.
+_PLAIN_TYPES = frozenset((int, float, complex, bool, str, bytes, type(None), list, tuple, dict, set, frozenset))
+
+
 def format_result(value):
     """The runner's result formatter: the same dispatch as display(), never empty."""
+    if type(value) in _PLAIN_TYPES:
+        return {"text/plain": safe_repr(value)}, {}
     formatted = format_object(value)
     if formatted is None:
         return {"text/plain": safe_repr(value)}, {}
