@@ -25,8 +25,28 @@ const wantGb = flag("--gb") || (!quick && !flag("--no-gb"));
 const log = (text) => process.stderr.write(`${text}\n`);
 
 const reps = quick
-  ? { cold: 3, cli: 3, warmUpCalls: 500, warmRounds: 3, warmBatch: 30, manyCells: 2, image: 5, interrupt: 3, stdout: 2 }
-  : { cold: 10, cli: 8, warmUpCalls: 3000, warmRounds: 10, warmBatch: 100, manyCells: 5, image: 15, interrupt: 8, stdout: 5 };
+  ? {
+      cold: 3,
+      cli: 3,
+      warmUpCalls: 500,
+      warmRounds: 3,
+      warmBatch: 30,
+      manyCells: 2,
+      image: 5,
+      interrupt: 3,
+      stdout: 2,
+    }
+  : {
+      cold: 10,
+      cli: 8,
+      warmUpCalls: 3000,
+      warmRounds: 10,
+      warmBatch: 100,
+      manyCells: 5,
+      image: 15,
+      interrupt: 8,
+      stdout: 5,
+    };
 
 function describeMachine() {
   let pythonVersion = "?";

@@ -123,7 +123,11 @@ export async function warmRoundTrip(ctx) {
   const n = ctx.reps.warmBatch;
   const cells = { cells: [{ code: TRIVIAL }] };
   await warmUp(
-    { L: () => repl.execute(TRIVIAL), evalkit: () => tool.execute(cells), kernel: () => kernel.execute(TRIVIAL) },
+    {
+      L: () => repl.execute(TRIVIAL),
+      evalkit: () => tool.execute(cells),
+      kernel: () => kernel.execute(TRIVIAL),
+    },
     ctx.reps.warmUpCalls,
   );
   return interleave(
