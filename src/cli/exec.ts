@@ -11,14 +11,17 @@ import { type Notebook, readNotebook } from "./notebook-cells.js";
 import { buildExecutedNotebook, writeFileAtomically } from "./notebook-output.js";
 
 export const EXEC_USAGE = `usage: evalkit exec [options] [-c CODE | FILE]...
+       evalkit exec [options] NOTEBOOK.ipynb [--output-notebook OUT.ipynb]
 
 Runs cells in order in one fresh kernel per language (state is shared by the cells of this run only);
 the first cell that does not end ok stops the run.
 
   -c, --code CODE      a cell's source (repeatable; mixes with FILE cells in command-line order)
   FILE                 a file whose content is one cell (.py: Python, .js/.mjs/.cjs: JavaScript; - reads stdin)
-  NOTEBOOK.ipynb       a Jupyter notebook: its code cells, in order (language from the notebook's metadata)
-  --output-notebook PATH   write a copy of the one .ipynb input with the outputs of this run filled in
+  NOTEBOOK.ipynb       a Jupyter notebook: its code cells in order, titled "NAME.ipynb [n]" (n-th code cell);
+                       the language comes from the notebook's kernelspec (Python or JavaScript)
+  --output-notebook PATH
+                       write a copy of the one .ipynb input with this run's outputs and execution counts
   --input FILE|-       the eval tool's JSON input ({"cells": [...]}) instead of -c/FILE
   --lang py|js         language of -c cells and of files without a known extension (default py)
   --timeout SECONDS    per-cell timeout (default 30; clamped to 1..3600)

@@ -85,7 +85,8 @@ export function parseNotebook(text: string, file: string, defaultLanguage: CellL
   try {
     json = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   } catch (err) {
-    const reason = err instanceof Error ? err.message.split("\n", 1)[0] : String(err);
+    // Node quotes the start of the text in the message; keep it on one line.
+    const reason = (err instanceof Error ? err.message : String(err)).replace(/\r?\n/g, "\\n");
     throw invalid(file, `not a Jupyter notebook: not valid JSON (${reason})`);
   }
   if (json === null || typeof json !== "object" || Array.isArray(json)) {

@@ -167,6 +167,12 @@ describe("evalkit exec NOTEBOOK.ipynb", () => {
     );
   });
 
+  it("documents notebooks and --output-notebook in the exec help", async () => {
+    const io = captureIo();
+    expect(await runExec(["--help"], io)).toBe(0);
+    expect(io.out()).toContain("evalkit exec [options] NOTEBOOK.ipynb [--output-notebook OUT.ipynb]");
+  });
+
   it("exits 2 when a notebook has no code to run", async () => {
     const file = writeNotebook(makeTempDir("exec-nb-empty"), "notes.ipynb", [
       { cell_type: "markdown", metadata: {}, source: "just prose" },
