@@ -3,7 +3,7 @@
 import binascii
 import os
 
-from . import display_format, display_imports, display_mpl, display_objects, hooks, state
+from . import display_format, display_mpl, display_objects, hooks, import_hooks, state
 from .display_format import format_object, format_result
 
 __all__ = [
@@ -151,12 +151,25 @@ def _patch_plotly_show(module):
     base.show = show
 
 
+# Where IPython defines its display functions (by version); notebooks import them from IPython.display.
+_IPYTHON_DISPLAY_MODULES = ("IPython.core.display_functions", "IPython.core.display", "IPython.display")
+
+
+def _adopt_ipython_display(module):
+    """IPython's display() prints a repr when no IPython shell runs; cells written for Jupyter get ours."""
+    for name, fn in (("display", display), ("update_display", update_display), ("clear_output", clear_output)):
+        if hasattr(module, name):
+            setattr(module, name, fn)
+
+
 def install():
     """Called by the runner at start-up: result formatter, figure flushing, names in the user namespace."""
     os.environ.setdefault("MPLBACKEND", "Agg")
     hooks.set_result_formatter(format_result)
     display_mpl.install(_publish)
-    display_imports.when_imported("plotly.basedatatypes", _patch_plotly_show)
+    import_hooks.when_imported("plotly.basedatatypes", _patch_plotly_show)
+    for name in _IPYTHON_DISPLAY_MODULES:
+        import_hooks.when_imported(name, _adopt_ipython_display)
     hooks.register_post_execute(display_mpl.flush_figures)
     hooks.register_namespace_installer(_install_names)
     hooks.reserved_names.update(NAMESPACE_NAMES)

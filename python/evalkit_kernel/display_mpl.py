@@ -2,7 +2,7 @@
 
 import sys
 
-from . import display_format, display_imports
+from . import display_format, import_hooks
 
 # Backends that draw off-screen: only then do figures become displays (a GUI backend the user chose keeps
 # its windows and its own show()).
@@ -15,7 +15,7 @@ def install(publish):
     """publish(data, metadata) sends one display; pyplot.show is patched once pyplot is imported."""
     global _publish
     _publish = publish
-    display_imports.when_imported("matplotlib.pyplot", patch_pyplot)
+    import_hooks.when_imported("matplotlib.pyplot", patch_pyplot)
 
 
 def is_offscreen_backend():
@@ -61,7 +61,7 @@ def flush_figures():
         if plt is None:
             return
         if not getattr(plt.show, "_evalkit_show", False):
-            display_imports.run_pending()
+            import_hooks.run_pending()
         if not is_offscreen_backend():
             return
         for fig in _open_figures(plt):

@@ -9,6 +9,11 @@ _TOP_LEVEL_AWAIT = getattr(ast, "PyCF_ALLOW_TOP_LEVEL_AWAIT", 0)
 _CO_COROUTINE = 0x0080
 _CELL_PREFIXES = ("<cell ", "<eval ")
 _RUNNER_PREFIX = "<evalkit>/"
+_IPYTHON_HINT = (
+    "Hint: IPython is not installed for this interpreter. display, update_display, clear_output, HTML, "
+    "Markdown, Image, JSON, SVG and Latex are already defined in every cell: drop the import "
+    "(or run %pip install ipython)."
+)
 
 
 class CellOutcome(object):
@@ -174,6 +179,8 @@ def _report_exception(exc_info, filename):
         lines = "".join(report.format()).splitlines()
     except Exception:
         lines = ["%s: %s" % (etype.__name__, value)]
+    if isinstance(value, ImportError) and (getattr(value, "name", None) or "").split(".")[0] == "IPython":
+        lines.append(_IPYTHON_HINT)
     try:
         evalue = str(value)
     except Exception:

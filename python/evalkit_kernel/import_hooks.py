@@ -1,8 +1,9 @@
-"""Run a callback right after a module is first imported, so the runner patches it without importing it at start-up.
+"""Run a callback right after a module is first imported, so the runner patches it without importing it itself.
 
-linecache (with tokenize) and getpass cost a few ms to import; most cells never need them. The finder below
-steps in only for the watched names, wraps the real loader for that one import, and puts the real loader back
-once the module has run, so the module looks exactly as if imported normally.
+Used for modules that are slow to import and rarely needed (linecache, getpass) and for libraries the user
+may import at any time (matplotlib.pyplot, plotly, IPython.display). The finder steps in only for watched
+names, wraps the real loader for that one import, and puts the real loader back once the module has run, so
+the module looks exactly as if imported normally.
 """
 
 import sys
@@ -41,17 +42,20 @@ class _PostImportFinder(object):
         self._searching.add(name)
         try:
             spec = None
-            for finder in sys.meta_path:
+            for finder in list(sys.meta_path):
                 find = getattr(finder, "find_spec", None)
                 if finder is self or find is None:
                     continue
-                spec = find(name, path, target)
+                try:
+                    spec = find(name, path, target)
+                except Exception:
+                    spec = None  # a broken third-party finder must not make our hook fail the import
                 if spec is not None:
                     break
         finally:
             self._searching.discard(name)
         if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
-            return spec
+            return spec  # run_pending() fires the callbacks after the cell instead
         spec.loader = _CallbackLoader(spec.loader, _callbacks.pop(name))
         return spec
 
@@ -76,3 +80,11 @@ def when_imported(name, fn):
     _callbacks.setdefault(name, []).append(fn)
     if _finder not in sys.meta_path:
         sys.meta_path.insert(0, _finder)
+
+
+def run_pending():
+    """Fires callbacks of watched modules that were imported without passing through the finder."""
+    for name in list(_callbacks):
+        module = sys.modules.get(name)
+        if module is not None:
+            _run(_callbacks.pop(name), module)

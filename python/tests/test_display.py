@@ -10,7 +10,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from evalkit_kernel import display, display_format, display_imports, display_tables, hooks, state  # noqa: E402
+from evalkit_kernel import display, display_format, display_tables, hooks, import_hooks, state  # noqa: E402
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 8
 
@@ -260,13 +260,13 @@ class ImportHookTest(unittest.TestCase):
                 seen.append(module.__name__)
                 module.show = lambda: "patched"
 
-            display_imports.when_imported("evalkit_watched_mod", patch)
+            import_hooks.when_imported("evalkit_watched_mod", patch)
             self.assertEqual(seen, [])
             import evalkit_watched_mod
 
             self.assertEqual(seen, ["evalkit_watched_mod"])
             self.assertEqual(evalkit_watched_mod.show(), "patched")
-            display_imports.when_imported("evalkit_watched_mod", patch)  # already loaded: runs at once
+            import_hooks.when_imported("evalkit_watched_mod", patch)  # already loaded: runs at once
             self.assertEqual(len(seen), 2)
         finally:
             sys.path.remove(folder)

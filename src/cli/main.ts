@@ -6,7 +6,7 @@ import { isEvalkitError } from "../errors.js";
 const USAGE = `usage: evalkit <command> [options]
 
 commands:
-  exec [options] [-c CODE | FILE]...   run cells in fresh kernels and print what they did
+  exec [options] [-c CODE | FILE | NOTEBOOK.ipynb]...   run cells (or a notebook's code cells) in fresh kernels
   repl [--python P] [--cwd D] [--session S] [--launcher CMD] [--timeout SEC] [--js]   interactive session
   mcp [--python P] [--cwd D]           MCP server on stdio exposing the eval tool
   doctor [--python P] [--cwd D] [--json]   which interpreter evalkit would use, and why

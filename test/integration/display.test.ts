@@ -1,5 +1,8 @@
 // Rich output through a real runner: the repr dispatch, raw bundles, JSON edge values, status events and display ids.
 
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { DisplayOutput, KernelOutput } from "../../src/contracts/outputs.js";
 import { STATUS_MIME } from "../../src/contracts/outputs.js";
@@ -147,6 +150,38 @@ update_display(Markdown("**100%**"), display_id=h.display_id)
       { type: "clear_output", wait: false },
     ]);
     expect(collectDisplayParts(cleared.outputs).text).toBe("after");
+  });
+
+  it("gives notebook code that imports IPython's display evalkit's display, which shows rich output", async () => {
+    // A stand-in IPython whose display() only prints a repr, as the real one does without an IPython shell.
+    const dir = mkdtempSync(join(tmpdir(), "evalkit-ipython-"));
+    mkdirSync(join(dir, "IPython"));
+    writeFileSync(join(dir, "IPython", "__init__.py"), "");
+    writeFileSync(
+      join(dir, "IPython", "display.py"),
+      "def display(*objs, **kw):\n    print(*[repr(o) for o in objs])\nclear_output = update_display = display\n",
+    );
+    try {
+      const kernel = await startKernel();
+      const outcome = await kernel.execute(
+        `import sys; sys.path.insert(0, ${JSON.stringify(dir)})\nfrom IPython.display import display\ndisplay(HTML("<b>x</b>"))`,
+      );
+      expect(outcome.status).toBe("ok");
+      expect(rich(outcome.outputs)).toEqual([
+        { type: "display", data: { "text/html": "<b>x</b>", "text/plain": "<HTML object>" } },
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("tells a cell that fails to import IPython that display and its wrappers are built in", async () => {
+    const kernel = await startKernel();
+    const outcome = await kernel.execute(
+      "import sys\nsys.modules['IPython'] = None\nfrom IPython.display import HTML",
+    );
+    expect(outcome.error?.ename).toBe("ModuleNotFoundError");
+    expect(outcome.error?.traceback.at(-1)).toMatch(/display.*HTML.*already defined in every cell/);
   });
 
   it("injects the display helpers into the namespace and keeps pandas, PIL and matplotlib unimported", async () => {
