@@ -70,14 +70,24 @@ describe("shell escapes in a real Python kernel", () => {
 
   it("runs %%bash and %%sh bodies, storing --out and the exit code", async () => {
     const kernel = await startKernel();
-    const bash = await runOk(kernel, '%%bash\nfor i in 1 2; do echo "line $i"; done\necho warn >&2\nexit 2');
+    const bash = await runOk(
+      kernel,
+      '%%bash --no-raise-error\nfor i in 1 2; do echo "line $i"; done\necho warn >&2\nexit 2',
+    );
     expect(bash.stdout).toBe("line 1\nline 2\n");
     expect(bash.stderr).toBe("warn\n");
     expect((await runOk(kernel, "_exit_code")).result).toBe("2");
     await runOk(kernel, "%%sh --out listing\necho captured");
     expect((await runOk(kernel, "listing")).result).toBe("'captured\\n'");
-    const failing = describeOutputs(await kernel.execute("%%bash --raise-error\nexit 5"));
+  });
+
+  it("fails a %%bash cell whose script exits non-zero, as IPython 8 does, after streaming its output", async () => {
+    const kernel = await startKernel();
+    const failing = describeOutputs(await kernel.execute("%%bash\necho built\nexit 5"));
+    expect(failing.stdout).toBe("built\n");
     expect(failing.outcome.status).toBe("error");
     expect(failing.outcome.error?.ename).toBe("CalledProcessError");
+    expect(failing.outcome.error?.evalue).toContain("exit status 5");
+    expect((await runOk(kernel, "_exit_code")).result).toBe("5");
   });
 });

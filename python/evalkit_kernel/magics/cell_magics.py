@@ -12,7 +12,6 @@ def _script_argv(program, path):
 
 def run_script(program, body, options):
     """Write the body to a temporary file and run it with `program`; streams live unless captured."""
-    import subprocess
     import tempfile
 
     from .shell import run_streaming
@@ -29,8 +28,6 @@ def run_script(program, body, options):
             os.unlink(path)
         except OSError:
             pass
-    if code != 0 and options.get("raise_error"):
-        raise subprocess.CalledProcessError(code, program)
     return code, out
 
 
@@ -38,7 +35,7 @@ def _parse_script_options(args):
     from .line_magics import split_args
 
     words = split_args(args)
-    options = {"out": None, "raise_error": False, "program": None}
+    options = {"out": None, "raise_error": True, "program": None}  # IPython 8: a failing script fails the cell
     i = 0
     while i < len(words):
         word = words[i]
@@ -52,7 +49,7 @@ def _parse_script_options(args):
             options["raise_error"] = False
             i += 1
         elif word.startswith("-"):
-            raise UsageError("unsupported option %s (supported: --out NAME, --raise-error)" % word)
+            raise UsageError("unsupported option %s (supported: --out NAME, --raise-error, --no-raise-error)" % word)
         elif options["program"] is None:
             options["program"] = word
             i += 1
@@ -71,37 +68,41 @@ def _run_script_magic(ctx, program):
     options = _parse_script_options(ctx.args)
     if options["program"] is not None:
         raise UsageError("%%%%%s takes no program argument (use %%%%script PROGRAM)" % ctx.name)
-    code, out = run_script(program, ctx.body, options)
+    _store_and_check(ctx, options, program, *run_script(program, ctx.body, options))
+
+
+def _store_and_check(ctx, options, program, code, out):
     if options["out"]:
         ctx.globals[options["out"]] = out
     ctx.globals["_exit_code"] = code
+    if code != 0 and options["raise_error"]:
+        import subprocess
+
+        raise subprocess.CalledProcessError(code, os.path.basename(program))
 
 
-@cell_magic("bash", summary="run the cell with bash (--out NAME, --raise-error)")
+@cell_magic("bash", summary="run the cell with bash (--out NAME, --no-raise-error)")
 def cell_bash(ctx):
-    """%%bash [--out NAME] [--raise-error]: run the body with bash; output streams live."""
+    """%%bash [--out NAME] [--no-raise-error]: run the body with bash; a non-zero exit fails the cell."""
     _run_script_magic(ctx, _shell_program("bash"))
 
 
-@cell_magic("sh", summary="run the cell with sh (--out NAME, --raise-error)")
+@cell_magic("sh", summary="run the cell with sh (--out NAME, --no-raise-error)")
 def cell_sh(ctx):
-    """%%sh [--out NAME] [--raise-error]: run the body with /bin/sh; output streams live."""
+    """%%sh [--out NAME] [--no-raise-error]: run the body with /bin/sh; a non-zero exit fails the cell."""
     _run_script_magic(ctx, _shell_program("sh"))
 
 
 @cell_magic("script", summary="run the cell with any program: %%script perl")
 def cell_script(ctx):
-    """%%script PROGRAM [--out NAME] [--raise-error]: run the body as a script file with PROGRAM."""
+    """%%script PROGRAM [--out NAME] [--no-raise-error]: run the body as a script file with PROGRAM."""
     options = _parse_script_options(ctx.args)
     if not options["program"]:
         raise UsageError("usage: %%script PROGRAM")
     program = options["program"]
     if program in ("python", "python3"):
         program = sys.executable
-    code, out = run_script(program, ctx.body, options)
-    if options["out"]:
-        ctx.globals[options["out"]] = out
-    ctx.globals["_exit_code"] = code
+    _store_and_check(ctx, options, program, *run_script(program, ctx.body, options))
 
 
 @cell_magic("capture", summary="capture the cell's output into a variable: %%capture [name]")
