@@ -153,6 +153,33 @@ process.chdir = function (dir) {
   kernelCwd = target;
 };
 
+// The worker shares the host's pid: a cell signalling "itself" would end the host and every kernel it runs.
+function readHostGroup() {
+  try {
+    const stat = fs.readFileSync("/proc/self/stat", "utf8");
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
+  } catch {
+    return NaN;
+  }
+}
+const hostGroup = readHostGroup();
+function guardHostSignals(original) {
+  return function (pid, ...rest) {
+    const target = Number(pid);
+    if (target === process.pid || target === 0 || target === -1 || target === -process.pid || target === -hostGroup) {
+      const error = new Error(
+        "process.kill(" + pid + ") would signal the evalkit host this JS cell runs in, so it was refused " +
+          "(throw to end the cell; process.exit() restarts the JS kernel)",
+      );
+      error.code = "EPERM";
+      throw error;
+    }
+    return original.call(process, pid, ...rest);
+  };
+}
+process.kill = guardHostSignals(process.kill);
+if (typeof process._kill === "function") process._kill = guardHostSignals(process._kill);
+
 function trackTimer(create, clear, isRepeating) {
   const wrapped = function (callback, ...rest) {
     const cell = current;

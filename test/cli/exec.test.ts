@@ -195,6 +195,21 @@ describe("evalkit exec (the installed command)", () => {
     expect(details.cells.map((c: { text: string }) => c.text)).toEqual(["1\n", "2\n"]);
   });
 
+  it("survives a JS cell that sends SIGTERM to its own pid (the host's), reporting the refusal", () => {
+    const run = evalkit([
+      "exec",
+      "--lang",
+      "js",
+      "-c",
+      "process.kill(process.pid, 'SIGTERM')",
+      "-c",
+      "'after'",
+    ]);
+    expect(run.signal).toBeNull();
+    expect(run.status).toBe(1);
+    expect(run.stdout).toContain("would signal the evalkit host");
+  });
+
   it("exits 1 for a failing cell and 2 for invalid input, without stack traces", () => {
     const failing = evalkit(["exec", "-c", "raise SystemExit('bye')"]);
     expect(failing.status).toBe(1);

@@ -140,6 +140,18 @@ describe("JsKernel streams", () => {
 });
 
 describe("JsKernel errors", () => {
+  it("refuses process.kill aimed at the host it shares a pid with, and still signals other processes", async () => {
+    // Signal 0 only probes, so this test cannot take the test runner down even if the guard were missing.
+    for (const target of ["process.pid", "0", "-1", "-process.pid"]) {
+      const outcome = await kernel.execute(`process.kill(${target}, 0)`);
+      expect(outcome.error?.evalue, target).toMatch(/would signal the evalkit host/);
+    }
+    const child = await kernel.execute(
+      "const { spawn } = await import('node:child_process');\nconst sleeper = spawn('sleep', ['30']);\nawait new Promise((r) => sleeper.once('spawn', r));\nprocess.kill(sleeper.pid, 'SIGKILL')",
+    );
+    expect(resultText(child.outputs)).toBe("true");
+  });
+
   it("reports a thrown error with its name, message and stack lines pointing at the cell", async () => {
     const outcome = await kernel.execute("function fail() {\n  throw new TypeError('bad input')\n}\nfail()");
     expect(outcome.status).toBe("error");
