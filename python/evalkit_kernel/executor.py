@@ -48,7 +48,7 @@ class Executor(object):
                 status, cancelled = "ok", False
             except KeyboardInterrupt:
                 _report_exception(sys.exc_info(), filename)
-                status, cancelled = "error", True
+                status, cancelled = "error", state.interrupt_seen
             except BaseException:
                 _report_exception(sys.exc_info(), filename)
                 status, cancelled = "error", False

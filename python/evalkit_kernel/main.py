@@ -105,6 +105,7 @@ def _handle_execute(executor, request, requests):
             # The host interrupted this cell before it started (e.g. an already-aborted signal): cancel it
             # now instead of letting it run until the host's kill ladder ends the whole kernel.
             _interrupt_pending = False
+            state.interrupt_seen = True
             raise KeyboardInterrupt()
         outcome = executor.run(
             str(request.get("code", "")),
@@ -149,6 +150,7 @@ _requests = None
 def _on_sigint(signum, frame):
     global _interrupt_pending
     if _in_cell:
+        state.interrupt_seen = True
         raise KeyboardInterrupt()
     # Between cells a stray SIGINT is ignored, unless the host already sent the cell it meant to interrupt.
     if _starting or (_requests is not None and _requests.has_pending_input()):

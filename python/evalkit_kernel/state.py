@@ -29,10 +29,16 @@ def current_cell_id():
     return _cell_id
 
 
+# True once a SIGINT (the host's interrupt, or one sent by hand) reached the running cell: a KeyboardInterrupt
+# the cell raised itself is an ordinary error, not a cancellation.
+interrupt_seen = False
+
+
 def set_cell(cell_id, allow_stdin=False):
-    global _cell_id, _allow_stdin
+    global _cell_id, _allow_stdin, interrupt_seen
     _cell_id = cell_id
     _allow_stdin = allow_stdin
+    interrupt_seen = False
 
 
 def execution_count():

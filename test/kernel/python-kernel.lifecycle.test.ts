@@ -70,6 +70,20 @@ describe("PythonKernel lifecycle", () => {
     ]);
   });
 
+  it("reports a KeyboardInterrupt the cell raised itself as an error, and one sent by hand as cancelled", async () => {
+    const kernel = await startKernel();
+    const raised = await kernel.execute("raise KeyboardInterrupt('from the code')");
+    expect(raised.status).toBe("error");
+    expect(raised.cancelled).toBe(false);
+    expect(raised.error?.evalue).toBe("from the code");
+    const running = kernel.execute("import time\nwhile True:\n    time.sleep(0.01)");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    process.kill(kernel.pid!, "SIGINT");
+    const signalled = await running;
+    expect(signalled.cancelled).toBe(true);
+    expect(signalled.error?.ename).toBe("KeyboardInterrupt");
+  });
+
   it("ignores a stray SIGINT between cells", async () => {
     const kernel = await startKernel();
     await kernel.execute("x = 1");
