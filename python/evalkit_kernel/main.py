@@ -7,7 +7,7 @@ import sys
 import threading
 import types
 
-from . import PROTOCOL_VERSION, bridge, hooks, state, stdin_policy
+from . import PROTOCOL_VERSION, bridge, fork_guard, hooks, state, stdin_policy
 from .capture import FdCapture, StreamRouter, enlarge_pipe, install_streams
 from .executor import Executor
 from .protocol import FrameReader, FrameWriter, RequestChannel
@@ -35,6 +35,7 @@ def main(config=None):
     except (OSError, AttributeError):
         state.fd_capture = None  # no fd-level capture (exotic platform); Python-level capture still works
     install_streams(state.router)
+    fork_guard.install()
     stdin_policy.install()
 
     _apply_context(config.get("cwd"), config.get("env"))
@@ -115,6 +116,7 @@ def _handle_execute(executor, request, requests):
     except KeyboardInterrupt:
         pass
     finally:
+        fork_guard.exit_if_forked_child()
         _in_cell = False
         _starting = False
         _interrupt_pending = False

@@ -1,10 +1,15 @@
 // Start-up, interrupts and shutdown of a real runner: state survives interrupts, nothing survives shutdown.
 
 import { describe, expect, it } from "vitest";
+import type { KernelOutput } from "../../src/contracts/outputs.js";
 import { isEvalkitError } from "../../src/errors.js";
 import { PythonKernel } from "../../src/kernel/python-kernel.js";
 import { findProcesses, isProcessAlive, waitFor } from "../helpers/processes.js";
 import { startKernel, TEST_PYTHON } from "../helpers/python.js";
+
+function stdoutOf(outputs: KernelOutput[]): string {
+  return outputs.map((o) => (o.type === "stream" && o.name === "stdout" ? o.text : "")).join("");
+}
 
 describe("PythonKernel lifecycle", () => {
   it("announces the interpreter it runs after the handshake", async () => {
@@ -82,6 +87,30 @@ describe("PythonKernel lifecycle", () => {
     const signalled = await running;
     expect(signalled.cancelled).toBe(true);
     expect(signalled.error?.ename).toBe("KeyboardInterrupt");
+  });
+
+  it("lets a child forked by a cell print into the cell but never serve a later cell", async () => {
+    const kernel = await startKernel();
+    const forked = await kernel.execute(
+      "import os\nrunner = os.getpid()\npid = os.fork()\nprint('in', 'child' if pid == 0 else 'parent')\nif pid:\n    os.waitpid(pid, 0)",
+    );
+    expect(forked.status).toBe("ok");
+    expect(stdoutOf(forked.outputs).split("\n").sort()).toEqual(["", "in child", "in parent"]);
+    for (let i = 0; i < 5; i++) {
+      const probe = await kernel.execute("os.getpid() == runner");
+      expect(probe.outputs).toEqual([{ type: "result", data: { "text/plain": "True" } }]);
+    }
+    const pool = await kernel.execute(
+      "import multiprocessing as mp\ndef square(x):\n    print('worker', x)\n    return x * x\nwith mp.get_context('fork').Pool(2) as p:\n    print(p.map(square, range(4)))",
+    );
+    expect(stdoutOf(pool.outputs).split("\n").sort()).toEqual([
+      "",
+      "[0, 1, 4, 9]",
+      "worker 0",
+      "worker 1",
+      "worker 2",
+      "worker 3",
+    ]);
   });
 
   it("ignores a stray SIGINT between cells", async () => {
