@@ -5,6 +5,7 @@ import type { EvalTool } from "../tool/eval-tool.js";
 import { safeParseEvalInput } from "../tool/input-schema.js";
 import type { EvalToolResult } from "../tool/run-call.js";
 import { createProgressReporter, type ProgressParams } from "./progress-reporter.js";
+import { fitDetailsToBudget, fitImagesToBudget } from "./result-budget.js";
 
 export interface EvalCallContext {
   /** Aborted by the SDK when the client sends `notifications/cancelled` for this request. */
@@ -20,7 +21,8 @@ export function toolError(message: string): CallToolResult {
   return { content: [{ type: "text", text: message }], isError: true };
 }
 
-/** Maps the tool's result to MCP: text and image blocks, `details` as structured content, isError unless ok. */
+/** Maps the tool's result to MCP: text and image blocks, `details` as structured content (both within the
+ * message budget of result-budget.ts), isError unless ok. */
 export function toCallToolResult(result: EvalToolResult): CallToolResult {
   const content: CallToolResult["content"] = result.content.map((block) =>
     block.type === "image"
@@ -29,8 +31,8 @@ export function toCallToolResult(result: EvalToolResult): CallToolResult {
   );
   if (content.length === 0) content.push({ type: "text", text: "(no output)" });
   return {
-    content,
-    structuredContent: result.details as unknown as Record<string, unknown>,
+    content: fitImagesToBudget(content),
+    structuredContent: fitDetailsToBudget(result.details) as unknown as Record<string, unknown>,
     isError: !result.details.ok,
   };
 }

@@ -1,7 +1,13 @@
 // Collects one cell's outputs as they arrive: the bounded, redacted model text (via OutputSink), the images,
 // and the structured outputs for `details` (redacted, stream text capped so memory stays bounded).
 import type { TruncationInfo } from "../contracts/cell-result.js";
-import type { CellOutput, KernelOutput, MimeBundle, StreamOutput } from "../contracts/outputs.js";
+import type {
+  CellErrorInfo,
+  CellOutput,
+  KernelOutput,
+  MimeBundle,
+  StreamOutput,
+} from "../contracts/outputs.js";
 import type { ArtifactStore } from "../output/artifact-store.js";
 import {
   DISPLAY_IMAGE_TYPES,
@@ -23,6 +29,7 @@ import {
   type SecretValue,
   type StreamRedactor,
 } from "../output/redact.js";
+import { clampLine } from "../render/text-lines.js";
 import type { EvalOutputOptions } from "./tool-options.js";
 
 /** Default stream characters kept per cell in `details.cells[i].outputs`. */
@@ -101,13 +108,7 @@ export class CellCollector {
         return;
       case "error": {
         this.sawError = true;
-        const redacted = {
-          type: "error" as const,
-          ename: this.redact(output.ename),
-          evalue: this.redact(output.evalue),
-          traceback: output.traceback.map(this.redact),
-        };
-        this.outputs.push(redacted);
+        this.outputs.push({ type: "error", ...boundErrorInfo(output, this.redact) });
         this.pushBlock(
           output.traceback.length > 0 ? output.traceback.join("\n") : `${output.ename}: ${output.evalue}`,
         );
@@ -255,4 +256,13 @@ export class CellCollector {
     }
     return value;
   }
+}
+
+/** Longest error string kept in `details` (the cell's text and artifact keep the whole traceback). */
+export const MAX_ERROR_FIELD_CHARS = 64 * 1024;
+
+/** An error for `details`: redacted, each string clamped (a 12 MB exception message must not be copied 4×). */
+export function boundErrorInfo(error: CellErrorInfo, redact: (text: string) => string): CellErrorInfo {
+  const bound = (text: string) => redact(clampLine(text, MAX_ERROR_FIELD_CHARS));
+  return { ename: bound(error.ename), evalue: bound(error.evalue), traceback: error.traceback.map(bound) };
 }

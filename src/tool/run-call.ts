@@ -8,7 +8,7 @@ import type { SecretValue } from "../output/redact.js";
 import type { SessionCall } from "../session/session-call.js";
 import type { SessionCellOutcome } from "../session/session-types.js";
 import type { BackendSelector } from "./backends.js";
-import { CellCollector } from "./cell-collector.js";
+import { boundErrorInfo, CellCollector } from "./cell-collector.js";
 import type { EvalInput } from "./input-schema.js";
 import { buildContent, type EvalContent } from "./result-content.js";
 import type { EvalOutputOptions } from "./tool-options.js";
@@ -123,7 +123,7 @@ export async function runEvalCall(ctx: RunCallContext): Promise<EvalToolResult> 
         text: collected.text,
         outputs: collected.outputs,
       };
-      if (outcome.error) result.error = redactError(outcome.error, ctx.redact);
+      if (outcome.error) result.error = boundErrorInfo(outcome.error, ctx.redact);
       if (collected.truncated) result.truncated = collected.truncated;
       if (allNotices.length > 0) result.notices = allNotices;
       cells.push(result);
@@ -230,8 +230,4 @@ function toErrorName(code: string): string {
     .split("_")
     .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
     .join("");
-}
-
-function redactError(error: CellErrorInfo, redact: (text: string) => string): CellErrorInfo {
-  return { ename: redact(error.ename), evalue: redact(error.evalue), traceback: error.traceback.map(redact) };
 }

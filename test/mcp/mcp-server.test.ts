@@ -39,6 +39,26 @@ describe("evalkit mcp", () => {
     expect(details.cells[0]).toMatchObject({ status: "ok", text: "42\n" });
   });
 
+  it("answers cells with huge values, errors and images in messages the client can read, keeping the session", async () => {
+    await callEval(server.client, [{ code: "kept = 'state'" }]);
+    const png = "b'\\x89PNG\\r\\n\\x1a\\n' + bytes(4_000_000)";
+    const big = await callEval(server.client, [
+      { code: "'x' * 12_000_000" },
+      { code: `display({'image/png': ${png}}, raw=True)\ndisplay({'image/png': ${png}}, raw=True)` },
+    ]);
+    expect(big.isError).toBe(false);
+    expect(JSON.stringify(big).length).toBeLessThan(9 * 1024 * 1024);
+    expect(big.content.filter((block) => block.type === "image")).toHaveLength(1);
+    expect(textOf(big)).toContain("left out");
+    const details = big.structuredContent as { cells: { outputs: { data?: Record<string, string> }[] }[] };
+    expect(details.cells[0]?.outputs[0]?.data?.["text/plain"]).toContain("left out of this MCP result");
+    const failing = await callEval(server.client, [{ code: "raise ValueError('y' * 12_000_000)" }]);
+    expect(failing.isError).toBe(true);
+    expect(JSON.stringify(failing).length).toBeLessThan(2 * 1024 * 1024);
+    const after = await callEval(server.client, [{ code: "kept" }]);
+    expect(textOf(after)).toContain("'state'");
+  });
+
   it("runs JavaScript cells in their own retained context", async () => {
     const result = await callEval(server.client, [
       { code: "globalThis.n = 20; console.log('js says', n)", language: "js" },
