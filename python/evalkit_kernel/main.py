@@ -7,7 +7,7 @@ import sys
 import threading
 import types
 
-from . import PROTOCOL_VERSION, bridge, fork_guard, hooks, state, stdin_policy
+from . import PROTOCOL_VERSION, bridge, fork_guard, hooks, process_tree, state, stdin_policy
 from .capture import FdCapture, StreamRouter, enlarge_pipe, install_streams
 from .executor import Executor
 from .protocol import FrameReader, FrameWriter, RequestChannel
@@ -265,6 +265,10 @@ def _exit_now(code, graceful):
         except BaseException:
             pass
     state.kill_child_groups()
+    try:
+        process_tree.kill_descendants()  # before our group goes: children in their own sessions too
+    except BaseException:
+        pass
     if hasattr(os, "getpgrp") and os.getpgrp() == os.getpid():
         # We lead our process group: children the cell started die with us. When the host is gone
         # there is nobody to report to, so the whole group, runner included, is killed outright.

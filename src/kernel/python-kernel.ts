@@ -1,6 +1,7 @@
 // One retained Python interpreter: spawn through the bootstrap, handshake, execute cells, interrupt, kill ladder.
 
 import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import type { CellErrorInfo, KernelOutput } from "../contracts/outputs.js";
 import { EvalkitError } from "../errors.js";
@@ -8,6 +9,7 @@ import { resolveEvalkitHome } from "../runtime/python-candidates.js";
 import type { ExecuteOptions, ExecuteOutcome, Kernel, KernelExit } from "./kernel.js";
 import { LineReader } from "./line-reader.js";
 import { signalGroup } from "./process-group.js";
+import { KERNEL_TAG_NAME, killTaggedProcesses } from "./process-tree.js";
 import { buildRunnerBundle, loadBootstrap } from "./runner-bundle.js";
 import { decodeRunnerFrame, encodeHostFrame, type ReadyFrame, type RunnerFrame } from "./runner-frames.js";
 import { quoteForShell, shouldShellQuote } from "./shell-quote.js";
@@ -89,6 +91,7 @@ export class PythonKernel implements Kernel {
   private readonly reader = new LineReader();
   private readonly trace: boolean;
   private stderrTail = "";
+  private kernelTag = "";
   private running: RunningCell | undefined;
   private queue: Promise<unknown> = Promise.resolve();
   private exitInfo: KernelExit | undefined;
@@ -127,6 +130,9 @@ export class PythonKernel implements Kernel {
         this.addedEnv.push(name);
       }
     }
+    // Inherited by everything the kernel starts: how its strays are found once it is gone (process-tree.ts).
+    this.kernelTag = randomBytes(8).toString("hex");
+    env[KERNEL_TAG_NAME] = this.kernelTag;
     const child = spawn(command, args, {
       cwd: this.options.cwd,
       env,
@@ -533,8 +539,10 @@ export class PythonKernel implements Kernel {
     this.running = undefined;
     for (const resolve of this.completions.values()) resolve({ status: "invalid", indent: "" });
     this.completions.clear();
-    // Children the cell left in the group (the runner was killed before it could take them along).
+    // Children the cell left in the group (the runner was killed before it could take them along), and
+    // those that left the group (own session, orphaned background jobs), found by the tag they inherited.
     if (this.child) signalGroup(this.child, "SIGKILL");
+    killTaggedProcesses(this.kernelTag);
     cell?.reject(this.deadError("kernel died while the cell was running"));
     for (const listener of this.exitListeners) listener(this.exitInfo);
     this.exitListeners.clear();

@@ -122,6 +122,32 @@ describe("PythonKernel lifecycle", () => {
     expect((await kernel.execute("x")).outputs).toEqual([{ type: "result", data: { "text/plain": "1" } }]);
   });
 
+  for (const ending of ["shuts down", "is killed"] as const) {
+    it(`leaves no child that left its process group when it ${ending}`, async () => {
+      const marker = ending === "shuts down" ? "341" : "342";
+      const kernel = await startKernel();
+      const started = await kernel.execute(
+        [
+          "import os, subprocess, time",
+          `subprocess.Popen(['sleep', '${marker}1'], start_new_session=True)`,
+          `os.system("setsid sh -c 'sleep ${marker}2 &'")`,
+          `!sleep ${marker}3 &`,
+          "time.sleep(0.3)",
+        ].join("\n"),
+      );
+      expect(started.status).toBe("ok");
+      for (const n of [1, 2, 3]) expect(findProcesses("sleep", `${marker}${n}`)).toHaveLength(1);
+      if (ending === "shuts down") await kernel.shutdown();
+      else process.kill(kernel.pid!, "SIGKILL");
+      expect(
+        await waitFor(
+          () => [1, 2, 3].every((n) => findProcesses("sleep", `${marker}${n}`).length === 0),
+          5_000,
+        ),
+      ).toBe(true);
+    });
+  }
+
   it("shuts down without leaving the runner or a child it started", async () => {
     const kernel = await startKernel();
     const started = await kernel.execute(

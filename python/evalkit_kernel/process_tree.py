@@ -1,0 +1,93 @@
+"""The processes a kernel started, found through /proc (Linux), so those in their own session die with it.
+
+Killing the runner's process group misses children that left it (`start_new_session=True`, `os.setsid()`,
+shell escapes, which get their own group so an interrupt can reach them). Two searches find them: the
+descendants of the runner (with the groups they lead), and every process whose environment carries the
+kernel's tag (EVALKIT_KERNEL_TAG, set by the host at spawn and inherited by children), which also finds
+children orphaned by a parent that exited (`!server &`, double forks).
+"""
+
+import os
+import signal
+
+
+def find_descendants(root):
+    """(pids, process groups) descended from root, parents before children; empty without /proc."""
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return [], []
+    children = {}
+    groups = {}
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % name, "rb") as handle:
+                stat = handle.read()
+            fields = stat[stat.rfind(b")") + 2:].split()
+            ppid, pgid = int(fields[1]), int(fields[2])
+        except (OSError, ValueError, IndexError):
+            continue  # gone meanwhile, or not readable
+        pid = int(name)
+        children.setdefault(ppid, []).append(pid)
+        groups[pid] = pgid
+    pids = []
+    todo = [root]
+    while todo:
+        for child in children.get(todo.pop(), ()):
+            pids.append(child)
+            todo.append(child)
+    own_group = groups.get(root)
+    found_groups = []
+    for pid in pids:
+        group = groups.get(pid)
+        if group is not None and group != own_group and group not in found_groups:
+            found_groups.append(group)
+    return pids, found_groups
+
+
+TAG_NAME = "EVALKIT_KERNEL_TAG"
+# Read at start-up: a cell that deletes the variable still leaves it in the children it started before.
+_tag = os.environ.get(TAG_NAME, "")
+
+
+def find_tagged(tag):
+    """Pids (other than this process) whose initial environment holds TAG_NAME=tag."""
+    if not tag:
+        return []
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return []
+    needle = ("%s=%s" % (TAG_NAME, tag)).encode("ascii", "replace")
+    me = os.getpid()
+    found = []
+    for name in names:
+        if not name.isdigit() or int(name) == me:
+            continue
+        try:
+            with open("/proc/%s/environ" % name, "rb") as handle:
+                if needle in handle.read().split(b"\0"):
+                    found.append(int(name))
+        except OSError:
+            continue  # another user's process, or gone
+    return found
+
+
+def kill_descendants(root=None):
+    """SIGKILL every descendant of root (default: this process), the groups they lead, and tagged strays."""
+    if not hasattr(os, "killpg"):
+        return
+    pids, groups = find_descendants(os.getpid() if root is None else root)
+    pids.extend(pid for pid in find_tagged(_tag) if pid not in pids)
+    for group in groups:
+        try:
+            os.killpg(group, signal.SIGKILL)
+        except OSError:
+            pass
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
