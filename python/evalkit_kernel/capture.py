@@ -395,3 +395,25 @@ def install_streams(router):
     sys.stderr = CellTextStream(router, "stderr", 2)
     sys.__stdout__ = sys.stdout
     sys.__stderr__ = sys.stderr
+
+
+def restore_streams():
+    """Puts back sys.stdout/sys.stderr that an earlier cell set to None or left closed; returns their names.
+
+    Without this every later print() in the session vanishes without a word. A replacement that still
+    works (a file the user redirected to on purpose) is left alone.
+    """
+    restored = []
+    for name in ("stdout", "stderr"):
+        current = getattr(sys, name, None)
+        original = getattr(sys, "__%s__" % name, None)
+        if current is original or not isinstance(original, CellTextStream):
+            continue  # ours keeps working even when "closed": its write() never refuses
+        try:
+            is_broken = current is None or getattr(current, "closed", False) is True
+        except Exception:
+            is_broken = True
+        if is_broken:
+            setattr(sys, name, original)
+            restored.append(name)
+    return restored

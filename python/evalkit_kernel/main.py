@@ -8,7 +8,7 @@ import threading
 import types
 
 from . import PROTOCOL_VERSION, bridge, fork_guard, hooks, process_tree, state, stdin_policy
-from .capture import FdCapture, StreamRouter, enlarge_pipe, install_streams
+from .capture import FdCapture, StreamRouter, enlarge_pipe, install_streams, restore_streams
 from .executor import Executor
 from .protocol import FrameReader, FrameWriter, RequestChannel
 from .threads import start_daemon
@@ -91,6 +91,8 @@ def _handle_execute(executor, request, requests):
     state.set_cell(cell_id, bool(request.get("allowStdin")))
     state.writer.send({"type": "started", "id": cell_id}, hold=True)  # out with the first frame or tick
     state.router.flush()  # output written between cells belongs to this one
+    for name in restore_streams():
+        sys.stderr.write("evalkit: sys.%s was None or closed after an earlier cell; restored it\n" % name)
     state.router.fd_sync_due = 0.0
     outcome = None
     try:

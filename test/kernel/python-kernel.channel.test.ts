@@ -89,6 +89,17 @@ describe("PythonKernel channel hygiene", () => {
     expect(text(outcome.outputs)).toBe("back\nand print\n");
   });
 
+  it("restores sys.stdout that an earlier cell set to None, saying so, and leaves a working redirect alone", async () => {
+    const kernel = await startKernel();
+    await kernel.execute("import sys, io\nsys.stdout = None");
+    const after = await kernel.execute("print('probe')");
+    expect(text(after.outputs)).toBe("probe\n");
+    expect(text(after.outputs, "stderr")).toContain("sys.stdout was None or closed");
+    await kernel.execute("buffer = io.StringIO()\nsys.stdout = buffer");
+    const redirected = await kernel.execute("print('kept')\nsys.stdout = sys.__stdout__\nbuffer.getvalue()");
+    expect(redirected.outputs).toEqual([{ type: "result", data: { "text/plain": "'kept\\n'" } }]);
+  });
+
   it("fails input() at once with a clear error and keeps the kernel usable", async () => {
     const kernel = await startKernel();
     const started = Date.now();
