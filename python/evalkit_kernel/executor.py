@@ -40,6 +40,8 @@ class Executor(object):
             _record_input(ns, count, code)
         try:
             try:
+                if code.startswith("\ufeff"):
+                    code = code[1:]  # a BOM pasted from a Windows file: Python's own file reader drops it too
                 source = hooks.transform_source(code)
                 _register_source(filename, code, source)
                 value, has_value = self._execute(source, filename, ns)

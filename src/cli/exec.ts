@@ -9,6 +9,7 @@ import { type EvalInput, safeParseEvalInput } from "../tool/input-schema.js";
 import { type CommandIo, parseCommandArgs, readNumberOption, readStreamText, UsageError } from "./args.js";
 import { type Notebook, readNotebook } from "./notebook-cells.js";
 import { buildExecutedNotebook, writeFileAtomically } from "./notebook-output.js";
+import { decodeSourceFile } from "./source-decoding.js";
 
 export const EXEC_USAGE = `usage: evalkit exec [options] [-c CODE | FILE]...
        evalkit exec [options] NOTEBOOK.ipynb [--output-notebook OUT.ipynb]
@@ -160,9 +161,11 @@ async function buildRawInput(
         notebooks.push({ notebook, slots });
         continue;
       }
+      const language = EXTENSIONS[extname(token.value).toLowerCase()] ?? values.lang ?? "py";
+      const label = `FILE ${JSON.stringify(token.value)}`;
       cells.push({
-        language: EXTENSIONS[extname(token.value).toLowerCase()] ?? values.lang ?? "py",
-        code: readSource(token.value),
+        language,
+        code: decodeSourceFile(readSource(token.value), language === "js" ? "js" : "py", label),
         title: basename(token.value),
       });
     }
@@ -173,7 +176,9 @@ async function buildRawInput(
       throw new UsageError("--input cannot be combined with -c or FILE cells");
     }
     const text =
-      values.input === "-" ? await readStdin(io, "--input -") : readSource(values.input, "--input");
+      values.input === "-"
+        ? await readStdin(io, "--input -")
+        : readSource(values.input, "--input").toString("utf8");
     let input: unknown;
     try {
       input = JSON.parse(text);
@@ -221,9 +226,9 @@ function checkOutputNotebook(
   return { path, from };
 }
 
-function readSource(file: string, what = "FILE"): string {
+function readSource(file: string, what = "FILE"): Buffer {
   try {
-    return readFileSync(file, "utf8");
+    return readFileSync(file);
   } catch (err) {
     const reason = (err as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : String(err);
     throw new UsageError(`${what} ${JSON.stringify(file)}: cannot read (${reason})`);

@@ -30,6 +30,12 @@ describe("PythonKernel.execute", () => {
     expect(seen.map((o) => o.type)).toEqual(["stream", "stream", "stream", "result"]);
   });
 
+  it("runs a cell that starts with a byte-order mark, as Python runs such a file", async () => {
+    const kernel = await startKernel();
+    const outcome = await kernel.execute("\ufeffx = 41\nx + 1");
+    expect(outcome.outputs).toEqual([{ type: "result", data: { "text/plain": "42" } }]);
+  });
+
   it("keeps state between cells and counts executions", async () => {
     const kernel = await startKernel();
     await kernel.execute("x = 20");

@@ -1,0 +1,37 @@
+// Decodes a cell file the way its interpreter would: a UTF-8 BOM is dropped, and a Python file's PEP 263
+// coding line (`# -*- coding: latin-1 -*-`) is honoured.
+import { UsageError } from "./args.js";
+
+const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+// PEP 263: a comment on line 1 or 2 matching `coding[:=]\s*([-\w.]+)`.
+const CODING_LINE = /^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)/;
+
+/** The coding a Python source declares in its first two lines, or undefined. */
+export function findDeclaredCoding(bytes: Buffer): string | undefined {
+  const head = bytes
+    .subarray(0, 1024)
+    .toString("latin1")
+    .split(/\r\n|\r|\n/, 2);
+  for (const line of head) {
+    const match = CODING_LINE.exec(line);
+    if (match) return match[1];
+    if (!/^[ \t\f]*(#.*)?$/.test(line)) break; // PEP 263: line 2 counts only after a comment or blank line 1
+  }
+  return undefined;
+}
+
+/** Source text of a cell file; `label` names the file in errors. */
+export function decodeSourceFile(bytes: Buffer, language: "py" | "js", label: string): string {
+  if (bytes.subarray(0, 3).equals(UTF8_BOM)) return new TextDecoder("utf-8").decode(bytes.subarray(3));
+  const coding = language === "py" ? findDeclaredCoding(bytes) : undefined;
+  if (coding === undefined) return new TextDecoder("utf-8").decode(bytes);
+  // Python spells labels loosely (latin-1, latin_1, ISO8859-1); the WHATWG decoder knows latin1, iso-8859-1.
+  for (const candidate of [coding, coding.replace(/_/g, "-"), coding.replace(/[-_]/g, "")]) {
+    try {
+      return new TextDecoder(candidate).decode(bytes);
+    } catch {
+      // not a label the decoder knows: try the next spelling
+    }
+  }
+  throw new UsageError(`${label}: declares an encoding this host cannot decode: ${coding}`);
+}
