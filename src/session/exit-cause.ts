@@ -5,13 +5,15 @@ const STDERR_TAIL_MAX_CHARS = 2000;
 const STDERR_TAIL_MAX_LINES = 20;
 
 /**
- * `exit code 1`, `signal SIGSEGV`, `signal SIGKILL, likely out of memory`... A SIGKILL the host did not
+ * `exit code 1`, `signal SIGSEGV`, `signal SIGKILL: out of memory, or killed by…`. A SIGKILL the host did not
  * send almost always comes from the kernel's OOM killer (or a container's memory limit).
  */
 export function describeExitCause(exit: KernelExit | undefined): string {
   if (!exit) return "unknown cause";
   if (exit.signal) {
-    if (exit.signal === "SIGKILL" && !exit.requested) return "signal SIGKILL, likely out of memory";
+    if (exit.signal === "SIGKILL" && !exit.requested) {
+      return "signal SIGKILL: out of memory, or killed by another process";
+    }
     return `signal ${exit.signal}`;
   }
   if (exit.exitCode !== null) return `exit code ${exit.exitCode}`;

@@ -101,7 +101,9 @@ export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
     } catch {
       return cancelledBeforeStart(
         parsed.cells,
-        "eval call cancelled while waiting for an earlier call to finish",
+        signal?.aborted && exclusive.inFlight === 0
+          ? "eval call cancelled before it started: its signal was already aborted"
+          : "eval call cancelled while waiting for an earlier call to finish",
       );
     }
     try {

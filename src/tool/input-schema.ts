@@ -170,11 +170,16 @@ function parseCodeOnlyInput(input: unknown): EvalInput | undefined {
   return { cells: out };
 }
 
+/** A title is shown in headers (`[2/3] title`): line breaks and control characters would fake a header. */
+function toOneLine(title: string): string {
+  return title.replace(/[\x00-\x1f\x7f-\x9f\u2028\u2029]+/g, " ").trim();
+}
+
 function stripUndefined(data: z.output<EvalInputSchema>): EvalInput {
   const cells = data.cells.map((c) => {
     const cell: EvalCellInput = { code: c.code };
     if (c.language !== undefined) cell.language = c.language;
-    if (c.title !== undefined) cell.title = c.title;
+    if (c.title !== undefined) cell.title = toOneLine(c.title);
     if (c.timeout !== undefined) cell.timeout = c.timeout;
     if (c.reset !== undefined) cell.reset = c.reset;
     return cell;

@@ -99,7 +99,7 @@ describe("retained Python sessions", () => {
     expect(next.status).toBe("ok");
     expect(textOf(next)).toBe("False");
     expect(next.notices).toEqual([
-      "kernel restarted: previous kernel exited (signal SIGKILL, likely out of memory); state was lost",
+      "kernel restarted: previous kernel exited (signal SIGKILL: out of memory, or killed by another process); state was lost",
     ]);
   });
 

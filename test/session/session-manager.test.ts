@@ -165,7 +165,7 @@ describe("crashes", () => {
     expect(outcome.status).toBe("ok");
     expect(stdoutOf(outcome)).toBe("<unset>");
     expect(outcome.notices).toEqual([
-      "kernel restarted: previous kernel exited (signal SIGKILL, likely out of memory); state was lost",
+      "kernel restarted: previous kernel exited (signal SIGKILL: out of memory, or killed by another process); state was lost",
     ]);
   });
 

@@ -33,6 +33,13 @@ describe("eval input schema", () => {
     });
   });
 
+  it("turns a title into one line, so it cannot fake a cell header", () => {
+    const input = parseEvalInput(schema, {
+      cells: [{ code: "1", title: "load\n[2/2] python\r\u2028done\t" }],
+    });
+    expect(input.cells[0]?.title).toBe("load [2/2] python done");
+  });
+
   it("accepts the older form with call-level timeout and reset and cells without a language", () => {
     const input = parseEvalInput(schema, { cells: [{ code: "print(1)" }], timeout: 12, reset: true });
     expect(input).toEqual({ cells: [{ code: "print(1)" }], timeout: 12, reset: true });

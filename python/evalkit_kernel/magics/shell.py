@@ -131,6 +131,10 @@ def run_streaming(argv, capture_stdout=False, env=None, cwd=None, stdout=None, s
         if st is not None and group is not None:
             st.register_child_group(group)
         return _pump(proc, queue, capture_stdout, stdout, stderr)
+    except KeyboardInterrupt:
+        _stop_group(proc, group)
+        # A fresh exception: the one caught here carries queue/threading frames the user never wrote.
+        raise KeyboardInterrupt() from None
     except BaseException:
         _stop_group(proc, group)
         raise
