@@ -44,6 +44,14 @@ const TYPE_NAMES: Record<string, string> = {
   boolean: "true or false",
 };
 
+/** Why a known language is missing from the enum: it was turned off, not misspelt. */
+const DISABLED_LANGUAGE_NOTES: Record<string, string> = {
+  py: "Python cells are turned off here (EVALKIT_PY=0 or the tool's py option)",
+  python: "Python cells are turned off here (EVALKIT_PY=0 or the tool's py option)",
+  js: "JavaScript cells are turned off here (EVALKIT_JS=0 or the tool's js option)",
+  javascript: "JavaScript cells are turned off here (EVALKIT_JS=0 or the tool's js option)",
+};
+
 /** The message for one issue, without the path. */
 function describeIssue(issue: z.core.$ZodIssue, received: unknown): string {
   switch (issue.code) {
@@ -56,6 +64,14 @@ function describeIssue(issue: z.core.$ZodIssue, received: unknown): string {
       const expected = issue.message.startsWith("expected ")
         ? issue.message.slice("expected ".length)
         : issue.values.map((v) => JSON.stringify(v)).join(" or ");
+      const disabled = DISABLED_LANGUAGE_NOTES[String(received)];
+      if (
+        issue.path.at(-1) === "language" &&
+        disabled !== undefined &&
+        !issue.values.includes(received as never)
+      ) {
+        return `expected ${expected}, got ${describeReceived(received)}: ${disabled}`;
+      }
       return `expected ${expected}, got ${describeReceived(received)}`;
     }
     case "too_small":

@@ -56,6 +56,7 @@ describe("eval tool backends", () => {
     expect(tool.description).not.toContain("%pip");
     await expect(tool.execute({ cells: [{ language: "py", code: "1" }] })).rejects.toMatchObject({
       code: "INVALID_INPUT",
+      message: expect.stringContaining("Python cells are turned off here (EVALKIT_PY=0"),
     });
     const result = await tool.execute({ cells: [{ code: "6 * 7" }] });
     expect(result.details.cells[0]).toMatchObject({ language: "js", status: "ok", text: "42\n" });
