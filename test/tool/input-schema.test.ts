@@ -116,11 +116,15 @@ describe("eval input schema", () => {
     }
   });
 
-  it("with only JS enabled, rejects py cells and says js is expected", () => {
+  it("with only JS enabled, rejects py cells, says js is expected and that Python is turned off", () => {
     const jsOnly = createEvalInputSchema({ languages: ["js"] });
     const parsed = safeParseEvalInput(jsOnly, { cells: [{ language: "py", code: "1" }] });
     expect(parsed.ok).toBe(false);
-    if (!parsed.ok) expect(parsed.error.problems).toEqual(['cells[0].language: expected "js", got "py"']);
+    if (!parsed.ok) {
+      expect(parsed.error.problems).toEqual([
+        'cells[0].language: expected "js", got "py": Python cells are turned off here (EVALKIT_PY=0 or the tool\'s py option)',
+      ]);
+    }
   });
 });
 
