@@ -144,8 +144,14 @@ export class PythonKernel implements Kernel {
     const ready = new Promise<ReadyFrame>((resolve, reject) => {
       this.onReady = resolve;
       child.once("error", (err) => {
-        const code =
-          (err as NodeJS.ErrnoException).code === "ENOENT" ? "PYTHON_NOT_FOUND" : "KERNEL_START_FAILED";
+        const isMissing = (err as NodeJS.ErrnoException).code === "ENOENT";
+        const isLauncher = (this.options.launcher?.length ?? 0) > 0;
+        if (isMissing && isLauncher) {
+          const message = `the launcher command ${command} was not found (--launcher / launcher option)`;
+          reject(new EvalkitError("LAUNCHER_NOT_FOUND", message, { command }, err));
+          return;
+        }
+        const code = isMissing ? "PYTHON_NOT_FOUND" : "KERNEL_START_FAILED";
         reject(new EvalkitError(code, `could not start ${command}: ${err.message}`, { command }, err));
       });
       child.once("exit", (exitCode, signal) => {

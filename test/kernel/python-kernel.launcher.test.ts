@@ -37,4 +37,11 @@ describe("PythonKernel through a launcher", () => {
     expect(outcome.cancelled).toBe(true);
     expect((await kernel.execute("kept")).outputs).toEqual([{ type: "result", data: { "text/plain": "5" } }]);
   });
+
+  it("names a launcher command that does not exist, instead of blaming Python", async () => {
+    await expect(startKernel({ launcher: [join(dir, "no-such-launcher")] })).rejects.toMatchObject({
+      code: "LAUNCHER_NOT_FOUND",
+      message: expect.stringContaining("no-such-launcher was not found"),
+    });
+  });
 });
