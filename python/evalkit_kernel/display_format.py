@@ -1,9 +1,10 @@
 """Turns any object into an IPython-style MIME bundle: library types first, then _repr_*_ methods, then repr()."""
 
 import binascii
-import json
 import sys
 import weakref
+
+from . import json_codec
 
 # The individual repr methods, in IPython's order; text/plain always comes from repr().
 REPR_METHODS = (
@@ -122,7 +123,7 @@ def normalize_value(mime, value):
             value = bytes(value).decode("utf-8", "replace")
         if isinstance(value, str):
             try:
-                value = json.loads(value)
+                value = json_codec.loads(value)
             except ValueError:
                 return value
         return to_jsonable(value)

@@ -1,7 +1,8 @@
 """IPython.display-style wrappers (HTML, Markdown, Latex, SVG, JSON, Image) for showing ready-made content."""
 
-import json
 import os
+
+from . import json_codec
 
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -66,7 +67,7 @@ class JSON(DisplayObject):
     def __init__(self, data=None, url=None, filename=None, expanded=False, metadata=None, root="root", **kwargs):
         DisplayObject.__init__(self, data=data, url=url, filename=filename, metadata=metadata)
         if isinstance(self.data, (str, bytes)):
-            self.data = json.loads(self.data)
+            self.data = json_codec.loads(self.data)
         self.metadata.update({"expanded": expanded, "root": root})
         self.metadata.update(kwargs)
 

@@ -2,7 +2,7 @@
 
 import builtins
 import os
-import signal
+import _signal as signal  # `signal` imports enum (~2 ms of start-up) to wrap these in enums
 import sys
 import threading
 import types

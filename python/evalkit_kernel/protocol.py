@@ -1,12 +1,12 @@
 """NDJSON framing on the runner's private protocol descriptors: always-valid JSON, one frame per line."""
 
 import binascii
-import json
 import math
 import os
 import threading
 
-_encode_fast = json.JSONEncoder(ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode
+from .json_codec import dumps as _encode_fast
+from .json_codec import loads as _decode
 
 
 def make_json_safe(value, _depth=0):
@@ -208,7 +208,7 @@ class FrameReader(object):
             if not line.strip():
                 continue
             try:
-                frame = json.loads(line.decode("utf-8", "surrogateescape"))
+                frame = _decode(line.decode("utf-8", "surrogateescape"))
             except ValueError as exc:
                 return {"type": "__invalid__", "reason": str(exc)}
             if not isinstance(frame, dict):

@@ -1,6 +1,6 @@
 """Starts the runner's own daemon threads with SIGINT blocked, so an interrupt is only ever taken by the main thread."""
 
-import signal
+import _signal as signal  # `signal` imports enum (~2 ms of start-up) to wrap these in enums
 
 try:
     import _thread
