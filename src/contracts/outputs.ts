@@ -14,6 +14,12 @@ export interface StreamOutput {
   type: "stream";
   name: "stdout" | "stderr";
   text: string;
+  /**
+   * Set by the Python kernel, on live outputs only, when the text is known to hold nothing but printable
+   * ASCII, `\n` and `\t`: the output sink may then skip its scan for characters to clean (a hint, never
+   * required).
+   */
+  isPlain?: boolean;
 }
 
 export interface DisplayOutput {

@@ -11,7 +11,13 @@ import { LineReader } from "./line-reader.js";
 import { signalGroup } from "./process-group.js";
 import { KERNEL_TAG_NAME, killTaggedProcesses } from "./process-tree.js";
 import { buildRunnerBundle, loadBootstrap } from "./runner-bundle.js";
-import { decodeRunnerFrame, encodeHostFrame, type ReadyFrame, type RunnerFrame } from "./runner-frames.js";
+import {
+  decodeRunnerFrame,
+  encodeHostFrame,
+  isPlainStreamLine,
+  type ReadyFrame,
+  type RunnerFrame,
+} from "./runner-frames.js";
 import { quoteForShell, shouldShellQuote } from "./shell-quote.js";
 
 /** Options for {@link PythonKernel}. */
@@ -387,11 +393,11 @@ export class PythonKernel implements Kernel {
         this.failProtocol(err as EvalkitError);
         return;
       }
-      this.onFrame(frame);
+      this.onFrame(frame, (frame.type === "stdout" || frame.type === "stderr") && isPlainStreamLine(line));
     }
   }
 
-  private onFrame(frame: RunnerFrame): void {
+  private onFrame(frame: RunnerFrame, isPlain = false): void {
     if (frame.type === "ready") {
       this.onReady?.(frame);
       return;
@@ -423,7 +429,12 @@ export class PythonKernel implements Kernel {
         return;
       case "stdout":
       case "stderr":
-        this.addOutput(cell, { type: "stream", name: frame.type, text: frame.data });
+        this.addOutput(
+          cell,
+          isPlain
+            ? { type: "stream", name: frame.type, text: frame.data, isPlain }
+            : { type: "stream", name: frame.type, text: frame.data },
+        );
         return;
       case "display":
       case "result":
@@ -480,7 +491,7 @@ export class PythonKernel implements Kernel {
         last.text += output.text;
         return;
       }
-      cell.outputs.push({ ...output });
+      cell.outputs.push({ type: "stream", name: output.name, text: output.text }); // the hint is for live use only
       return;
     }
     cell.outputs.push(output);

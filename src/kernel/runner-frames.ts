@@ -1,5 +1,6 @@
 // The runner's wire frames (docs/protocol.md): decoding with validation, and encoding host requests.
 
+import { isAscii } from "node:buffer";
 import type { MimeBundle } from "../contracts/outputs.js";
 import { EvalkitError } from "../errors.js";
 
@@ -50,6 +51,22 @@ function str(frame: Record<string, unknown>, key: string, line: string): string 
   const value = frame[key];
   if (typeof value !== "string") fail(`field "${key}" must be a string`, line);
   return value;
+}
+
+/**
+ * True when a stream frame's raw line proves its text is printable ASCII plus `\n`/`\t`: JSON must escape
+ * every control character (`\uXXXX`, `\r`, `\b`, `\f`), and a line with no byte above 0x7e holds no
+ * DEL, non-ASCII character or surrogate either. A few memchr-speed scans instead of a regex over the text.
+ */
+export function isPlainStreamLine(line: Buffer): boolean {
+  return (
+    isAscii(line) &&
+    line.indexOf(0x7f) === -1 &&
+    line.indexOf("\\u") === -1 &&
+    line.indexOf("\\r") === -1 &&
+    line.indexOf("\\b") === -1 &&
+    line.indexOf("\\f") === -1
+  );
 }
 
 /** Parse one protocol line. Throws PROTOCOL_ERROR for anything that is not a well-formed frame. */

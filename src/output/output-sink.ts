@@ -101,11 +101,14 @@ export class OutputSink {
     return this.writer?.uri ?? null;
   }
 
-  /** Adds a chunk of the cell's text output. */
-  push(text: string): void {
+  /**
+   * Adds a chunk of the cell's text output. `isPlain`: the caller knows it is printable ASCII plus `\n`/`\t`
+   * (a stream output's `isPlain` hint), so the sanitiser skips its scan; redaction keeps that true.
+   */
+  push(text: string, isPlain = false): void {
     if (this.result !== null) throw new EvalkitError("DISPOSED", "OutputSink.push after finish()");
     if (text === "") return;
-    this.consume(this.redactor.push(text));
+    this.consume(this.redactor.push(text), isPlain);
   }
 
   /** The view as it stands now (for live updates); does not end the stream. */
@@ -159,8 +162,9 @@ export class OutputSink {
     return result;
   }
 
-  private consume(input: string): void {
+  private consume(input: string, isPlain = false): void {
     if (input === "") return;
+    const isTextPlain = isPlain && this.pendingHigh === "";
     let text = this.pendingHigh === "" ? input : this.pendingHigh + input;
     this.pendingHigh = "";
     if (endsWithHighSurrogate(text)) {
@@ -170,7 +174,7 @@ export class OutputSink {
     }
     this.countLines(text);
     this.writeRaw(encodeRawBytesTransient(text));
-    this.sanitizer.push(text);
+    this.sanitizer.push(text, isTextPlain);
   }
 
   private countLines(text: string): void {

@@ -79,8 +79,13 @@ export class StreamSanitizer {
     return dropped > 0 ? text + formatClampMarker(dropped) : text;
   }
 
-  push(chunk: string): void {
+  /** `isPlain`: the caller knows the chunk is printable ASCII plus `\n`/`\t` (the scan is skipped). */
+  push(chunk: string, isPlain = false): void {
     if (chunk === "") return;
+    if (isPlain && this.held === "") {
+      this.consumePlain(chunk);
+      return;
+    }
     const text = this.held === "" ? chunk : this.held + chunk;
     this.held = "";
     if (NEEDS_WORK.test(text)) this.consumeLines(this.clean(text));

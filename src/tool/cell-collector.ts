@@ -92,7 +92,7 @@ export class CellCollector {
   add(raw: KernelOutput | CellOutput): void {
     if (raw.type === "stream") {
       if (raw.text === "") return;
-      this.pushText(raw.text);
+      this.pushText(raw.text, raw.isPlain === true);
       this.retainStream(raw.name, raw.text);
       return;
     }
@@ -208,9 +208,9 @@ export class CellCollector {
     this.pushText(text.endsWith("\n") ? text : `${text}\n`);
   }
 
-  private pushText(text: string): void {
+  private pushText(text: string, isPlain = false): void {
     if (text === "") return;
-    this.sink.push(text);
+    this.sink.push(text, isPlain);
     this.lastChar = text[text.length - 1]!;
   }
 

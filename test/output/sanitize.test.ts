@@ -3,14 +3,14 @@ import { describe, expect, it } from "vitest";
 import { type SanitizeOptions, StreamSanitizer, sanitizeText } from "../../src/output/sanitize.js";
 
 /** Feeds `parts` through a streaming sanitiser, with or without the block fast path, and joins the lines. */
-function streamed(parts: string[], options: SanitizeOptions = {}, useBlocks = true): string {
+function streamed(parts: string[], options: SanitizeOptions = {}, useBlocks = true, isPlain = false): string {
   const lines: string[] = [];
   const sanitizer = new StreamSanitizer(
     (line) => lines.push(line),
     options,
     useBlocks ? (block) => lines.push(...block.slice(0, -1).split("\n")) : undefined,
   );
-  for (const part of parts) sanitizer.push(part);
+  for (const part of parts) sanitizer.push(part, isPlain && /^[\t\n\x20-\x7e]*$/.test(part));
   sanitizer.end();
   return lines.join("\n");
 }
@@ -116,6 +116,38 @@ describe("StreamSanitizer", () => {
         },
       ),
       { numRuns: 3000 },
+    );
+  });
+
+  it("gives the same lines when the caller marks plain chunks, after any chunk that held an escape", () => {
+    const alphabet = fc.constantFrom(
+      "a",
+      "bb",
+      "\n",
+      "\t",
+      " ",
+      "\x1b[3",
+      "1m",
+      "\r",
+      "😀"[0] ?? "",
+      "x".repeat(9),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(alphabet, { maxLength: 30 }),
+        fc.array(fc.nat(40), { maxLength: 5 }),
+        (tokens, cuts) => {
+          const text = tokens.join("");
+          const points = [...new Set(cuts.map((c) => Math.min(c, text.length)))].sort((a, b) => a - b);
+          const parts = points
+            .map((point, i) => text.slice(points[i - 1] ?? 0, point))
+            .concat(text.slice(points.at(-1) ?? 0));
+          const scanned = streamed(parts, { maxLineChars: 7 });
+          expect(streamed(parts, { maxLineChars: 7 }, true, true)).toBe(scanned);
+          expect(streamed(parts, { maxLineChars: 7 }, false, true)).toBe(scanned);
+        },
+      ),
+      { numRuns: 1000 },
     );
   });
 
