@@ -67,6 +67,8 @@ export class OutputSink {
   private readonly spillThreshold: number;
   private readonly maxArtifactBytes: number;
   private pendingHigh = "";
+  /** Characters pushed as plain since the last chunk that was not (all of them at the start). */
+  private plainRun = Number.POSITIVE_INFINITY;
   private buffered: Buffer[] = [];
   private bufferedBytes = 0;
   private writer: ArtifactWriter | null = null;
@@ -92,7 +94,7 @@ export class OutputSink {
         controlChars: options.controlChars ?? "placeholder",
         maxLineChars: options.maxLineChars ?? DEFAULT_SINK_MAX_LINE_CHARS,
       },
-      (block, lineCount) => this.window.addBlock(block, lineCount),
+      (block, lineCount, isAscii) => this.window.addBlock(block, lineCount, isAscii),
     );
   }
 
@@ -108,7 +110,12 @@ export class OutputSink {
   push(text: string, isPlain = false): void {
     if (this.result !== null) throw new EvalkitError("DISPOSED", "OutputSink.push after finish()");
     if (text === "") return;
-    this.consume(this.redactor.push(text), isPlain);
+    // The redactor may carry characters of earlier chunks into this output: plain only when those were.
+    const charsBefore = this.plainRun;
+    this.plainRun = isPlain ? this.plainRun + text.length : 0;
+    const isOutputPlain =
+      isPlain && this.redactor.isAsciiPreserving && charsBefore >= this.redactor.holdChars;
+    this.consume(this.redactor.push(text), isOutputPlain);
   }
 
   /** The view as it stands now (for live updates); does not end the stream. */
@@ -173,7 +180,7 @@ export class OutputSink {
       if (text === "") return;
     }
     this.countLines(text);
-    this.writeRaw(encodeRawBytesTransient(text));
+    this.writeRaw(encodeRawBytesTransient(text, isTextPlain));
     this.sanitizer.push(text, isTextPlain);
   }
 

@@ -50,8 +50,11 @@ export class OutputWindow {
     this.pushTail(line + "\n", 1);
   }
 
-  /** Adds complete, clean, unclamped lines: `block` ends with `\n` and holds `lineCount` lines. */
-  addBlock(block: string, lineCount: number): void {
+  /**
+   * Adds complete, clean, unclamped lines: `block` ends with `\n` and holds `lineCount` lines; `isAscii`
+   * (known by the caller) saves measuring its UTF-8 length.
+   */
+  addBlock(block: string, lineCount: number, isAscii = false): void {
     let start = 0;
     let remaining = lineCount;
     while (!this.isHeadClosed && start < block.length) {
@@ -60,14 +63,14 @@ export class OutputWindow {
       start = nl + 1;
       remaining--;
     }
-    if (start < block.length) this.pushTail(start === 0 ? block : block.slice(start), remaining);
+    if (start < block.length) this.pushTail(start === 0 ? block : block.slice(start), remaining, isAscii);
   }
 
-  private pushTail(piece: string, lineCount: number): void {
+  private pushTail(piece: string, lineCount: number, isAscii = false): void {
     this.tailPieces.push(piece);
     this.tailChars += piece.length;
     this.tailLines += lineCount;
-    this.tailBytes += utf8Length(piece);
+    this.tailBytes += isAscii ? piece.length : utf8Length(piece);
     // Characters never exceed bytes, so pieces followed by more than a budget of characters can never show.
     let first = this.tailPieces[this.tailPiecesStart]!;
     while (this.tailChars - first.length > this.tailBudget) {

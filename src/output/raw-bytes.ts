@@ -33,9 +33,17 @@ let scratch: Buffer | null = null;
 
 /**
  * Like {@link encodeRawBytes}, but small results live in a shared scratch buffer that the next call overwrites:
- * use the bytes at once (write them) or copy them. Saves an allocation per chunk on the hot path.
+ * use the bytes at once (write them) or copy them. Saves an allocation per chunk on the hot path. `isAscii`: the
+ * caller knows every character is below 0x80 (the bytes are then a plain copy).
  */
-export function encodeRawBytesTransient(text: string): Buffer {
+export function encodeRawBytesTransient(text: string, isAscii = false): Buffer {
+  if (isAscii) {
+    // One byte per character: latin1 is a plain copy, and no scan for surrogates is needed.
+    if (text.length > SCRATCH_BYTES) return Buffer.from(text, "latin1");
+    scratch ??= Buffer.allocUnsafe(SCRATCH_BYTES);
+    const written = scratch.write(text, 0, text.length, "latin1");
+    return scratch.subarray(0, written);
+  }
   if (SURROGATE.test(text) || text.length > SCRATCH_BYTES) return encodeRawBytes(text);
   const length = Buffer.byteLength(text, "utf8");
   if (length > SCRATCH_BYTES) return Buffer.from(text, "utf8");

@@ -18,6 +18,10 @@ export interface StreamRedactor {
   push(text: string): string;
   /** Releases the held-back rest at the end of the stream. */
   flush(): string;
+  /** The most characters of earlier input a `push()` result can carry (0 without secrets). */
+  readonly holdChars: number;
+  /** True when every replacement is printable ASCII, so ASCII input gives ASCII output. */
+  readonly isAsciiPreserving: boolean;
 }
 
 interface CompiledSecrets {
@@ -73,10 +77,13 @@ export function createStreamRedactor(
   options: RedactorOptions = {},
 ): StreamRedactor {
   const compiled = compileSecrets(secrets, options.minLength ?? MIN_SECRET_LENGTH);
-  if (compiled === null) return { push: (text) => text, flush: () => "" };
+  if (compiled === null)
+    return { push: (text) => text, flush: () => "", holdChars: 0, isAsciiPreserving: true };
   const { pattern, maxLength } = compiled;
   let carry = "";
   return {
+    holdChars: maxLength - 1,
+    isAsciiPreserving: [...compiled.names.values()].every((name) => /^[\x20-\x7e]*$/.test(name)),
     push(text) {
       const buffer = carry + text;
       // A match starting before `safeEnd` has all the characters it needs to be decided now.

@@ -21,7 +21,7 @@ export interface SanitizeOptions {
 export type SanitizedLineHandler = (line: string, droppedChars: number) => void;
 
 /** Receives a run of complete lines that needed no cleaning and no clamping; `block` ends with `\n`. */
-export type SanitizedBlockHandler = (block: string, lineCount: number) => void;
+export type SanitizedBlockHandler = (block: string, lineCount: number, isAscii: boolean) => void;
 
 /** Longest unfinished escape sequence held back waiting for the next chunk. */
 const MAX_HELD_ESCAPE = 4096;
@@ -83,7 +83,7 @@ export class StreamSanitizer {
   push(chunk: string, isPlain = false): void {
     if (chunk === "") return;
     if (isPlain && this.held === "") {
-      this.consumePlain(chunk);
+      this.consumePlain(chunk, true);
       return;
     }
     const text = this.held === "" ? chunk : this.held + chunk;
@@ -93,7 +93,7 @@ export class StreamSanitizer {
   }
 
   /** Plain text: the first and last pieces join the line state, the lines between go out as one block. */
-  private consumePlain(text: string): void {
+  private consumePlain(text: string, isAscii = false): void {
     const firstNl = text.indexOf("\n");
     const lastNl = firstNl === -1 ? -1 : text.lastIndexOf("\n");
     if (this.onBlock === null || lastNl <= firstNl) {
@@ -119,7 +119,7 @@ export class StreamSanitizer {
       }
       const block = text.slice(blockStart, blockEnd);
       if (isClampNeeded) this.consumeLines(block);
-      else this.onBlock(block, lineCount);
+      else this.onBlock(block, lineCount, isAscii);
     }
     if (blockEnd < text.length) this.appendPiece(text, blockEnd, text.length);
   }

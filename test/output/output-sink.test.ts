@@ -1,6 +1,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { readArtifact } from "../../src/output/artifact-store.js";
 import { createOutputSink, type OutputSinkOptions } from "../../src/output/output-sink.js";
@@ -43,6 +44,45 @@ describe("OutputSink", () => {
     expect(result).toMatchObject({ text: "hello\nworld\n", totalBytes: 12, totalLines: 2, omittedLines: 0 });
     expect(result.truncated).toBeUndefined();
     expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it("gives the same view, counts and artifact when plain chunks are marked as plain", async () => {
+    const plain = fc.constantFrom(
+      "a",
+      "bc ",
+      "\n",
+      "\t",
+      "x".repeat(30),
+      "line\n".repeat(5),
+      "sk-secret-123",
+    );
+    const other = fc.constantFrom("\r", "\x1b[1m", "é", "😀", "\u0007");
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.oneof(plain, plain, other), { maxLength: 40 }), async (chunks) => {
+        const options: OutputSinkOptions = {
+          headBytes: 40,
+          tailBytes: 60,
+          maxLineChars: 25,
+          secrets: [{ name: "KEY", value: "sk-secret-123" }],
+        };
+        const marked = createOutputSink({ artifactDir: dir, ...options });
+        for (const chunk of chunks) marked.push(chunk, /^[\t\n\x20-\x7e]*$/.test(chunk));
+        const a = marked.finish();
+        const b = pushAll(chunks, options);
+        const normal = (r: typeof a) => ({
+          ...r,
+          truncated: undefined,
+          text: r.text.replace(/artifact:\/\/\S+/g, "ID"),
+        });
+        expect(normal(a)).toEqual(normal(b));
+        if (a.truncated && b.truncated) {
+          expect((await readWhole(a.truncated.artifact)).equals(await readWhole(b.truncated.artifact))).toBe(
+            true,
+          );
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it("counts an unterminated last line and keeps the text without a trailing newline", () => {

@@ -23,6 +23,22 @@ describe("raw bytes", () => {
     );
   });
 
+  it("encodes ASCII text marked as such to the same bytes, small or past the scratch buffer", () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: fc.integer({ min: 0, max: 127 }).map((c) => String.fromCharCode(c)) }),
+        (text) => {
+          expect(encodeRawBytesTransient(text, true).toString("hex")).toBe(
+            Buffer.from(text, "utf8").toString("hex"),
+          );
+        },
+      ),
+      { numRuns: 500 },
+    );
+    const large = "ab\n".repeat(100_000);
+    expect(Buffer.compare(encodeRawBytesTransient(large, true), Buffer.from(large, "utf8"))).toBe(0);
+  });
+
   it("decodes valid UTF-8 exactly like TextDecoder", () => {
     const text = "héllo wörld 😀 ✓";
     expect(decodeRawBytes(Buffer.from(text))).toBe(text);
