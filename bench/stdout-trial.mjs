@@ -12,16 +12,18 @@ const mb = Number(mbText);
 const code = printMegabytes(mb);
 const MB = 1024 * 1024;
 
-// Every implementation first prints WARM_UP_MB untimed: the figure is steady-state throughput (a fresh
-// process would mostly time V8 compiling evalkit's deeper stack). The warm-up prints less than the measured
-// cell, so the process's peak RSS (monotonic) belongs to the measured cell.
-const WARM_UP_MB = 8;
+// Every implementation first prints WARM_UP_ROUNDS × WARM_UP_MB untimed: the figure is steady-state
+// throughput (a fresh process would mostly time V8 compiling evalkit's deeper stack, which takes a few tens
+// of MB of output to settle). Memory growth counts from before the first print (the kernel started, `1+1`
+// run), so it includes what printing costs the host whichever cell reached the peak.
+const WARM_UP_MB = 16;
+const WARM_UP_ROUNDS = 3;
 const warmUpCode = printMegabytes(WARM_UP_MB);
 
 async function measure(run) {
-  await run(warmUpCode);
   globalThis.gc?.();
   const before = process.memoryUsage().rss;
+  for (let round = 0; round < WARM_UP_ROUNDS; round++) await run(warmUpCode);
   const t0 = performance.now();
   const chars = await run(code);
   const seconds = (performance.now() - t0) / 1000;
