@@ -14,20 +14,26 @@ const MB = 1024 * 1024;
 
 // Every implementation first prints WARM_UP_ROUNDS × WARM_UP_MB untimed: the figure is steady-state
 // throughput (a fresh process would mostly time V8 compiling evalkit's deeper stack, which takes a few tens
-// of MB of output to settle). Memory growth counts from before the first print (the kernel started, `1+1`
-// run), so it includes what printing costs the host whichever cell reached the peak.
+// of MB of output to settle). Memory growth is the measured cell's own: RSS sampled every few ms while it
+// runs, against RSS just before it (the process's lifetime maxRSS would also count the warm-up's peak).
 const WARM_UP_MB = 16;
 const WARM_UP_ROUNDS = 3;
 const warmUpCode = printMegabytes(WARM_UP_MB);
+const SAMPLE_MS = 2;
 
 async function measure(run) {
-  globalThis.gc?.();
-  const before = process.memoryUsage().rss;
   for (let round = 0; round < WARM_UP_ROUNDS; round++) await run(warmUpCode);
+  globalThis.gc?.();
+  const before = process.memoryUsage.rss();
+  let peak = before;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage.rss());
+  }, SAMPLE_MS);
   const t0 = performance.now();
   const chars = await run(code);
   const seconds = (performance.now() - t0) / 1000;
-  const peak = process.resourceUsage().maxRSS * 1024;
+  clearInterval(sampler);
+  peak = Math.max(peak, process.memoryUsage.rss());
   return {
     seconds,
     chars,
