@@ -34,7 +34,24 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
 }
 
+// Every cell builds a few redactors from the same secret list (the tool re-reads it at most once a second):
+// compile each list once (lists are treated as immutable, as their `readonly` type says).
+const compiledCache = new WeakMap<readonly SecretValue[], Map<number, CompiledSecrets | null>>();
+
 function compileSecrets(secrets: readonly SecretValue[], minLength: number): CompiledSecrets | null {
+  let byLength = compiledCache.get(secrets);
+  if (byLength === undefined) {
+    byLength = new Map();
+    compiledCache.set(secrets, byLength);
+  }
+  const cached = byLength.get(minLength);
+  if (cached !== undefined) return cached;
+  const compiled = compileSecretsNow(secrets, minLength);
+  byLength.set(minLength, compiled);
+  return compiled;
+}
+
+function compileSecretsNow(secrets: readonly SecretValue[], minLength: number): CompiledSecrets | null {
   const names = new Map<string, string>();
   for (const { name, value } of secrets) {
     if (typeof value !== "string" || value.length < minLength) continue;
