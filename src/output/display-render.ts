@@ -11,10 +11,13 @@ export interface DisplayRenderOptions {
   jsonTextLimit?: number;
   /** Decoded bytes above which an image is only noted with its size, not passed on (default 5 MB). */
   maxImageBytes?: number;
+  /** Images passed on per cell; later ones are only noted (default 10: a model's context is not a gallery). */
+  maxImages?: number;
 }
 
 export const DEFAULT_JSON_TEXT_LIMIT = 8_000;
 export const DEFAULT_MAX_IMAGE_BYTES = 5 * 1024 * 1024;
+export const DEFAULT_MAX_IMAGES = 10;
 
 /** One image taken from a display bundle. */
 export interface DisplayImage {
@@ -93,6 +96,33 @@ function describeImage(image: DisplayImage): string {
   return `${image.mimeType}${size}, ${formatByteSize(image.bytes)}`;
 }
 
+/**
+ * The image in a bundle value and the line the model reads for it: `image` is set when it is passed on
+ * (`shown` images were already), else the line says why not (too large, or past the per-cell count).
+ */
+export function takeDisplayImage(
+  mimeType: string,
+  value: unknown,
+  shown: number,
+  options: DisplayRenderOptions,
+): { image?: DisplayImage; line: string } | undefined {
+  const image = toDisplayImage(mimeType, value);
+  if (!image) return undefined;
+  const limit = options.maxImageBytes ?? DEFAULT_MAX_IMAGE_BYTES;
+  if (image.bytes > limit) {
+    return {
+      line: `[${describeImage(image)}: too large to show (limit ${formatByteSize(limit)}); kept in details]`,
+    };
+  }
+  const most = options.maxImages ?? DEFAULT_MAX_IMAGES;
+  if (shown >= most) {
+    return {
+      line: `[${describeImage(image)}: not attached, the cell already shows ${most} images; kept in details]`,
+    };
+  }
+  return { image, line: `[image ${shown + 1}: ${describeImage(image)}]` };
+}
+
 function renderOutputTextInto(
   parts: DisplayParts,
   output: CellOutput,
@@ -113,18 +143,11 @@ function renderOutputTextInto(
       const text = renderBundleText(output.data, options);
       if (text) lines.push(text);
       if ("application/json" in output.data) parts.json.push(output.data["application/json"]);
-      const limit = options.maxImageBytes ?? DEFAULT_MAX_IMAGE_BYTES;
       for (const mime of DISPLAY_IMAGE_TYPES) {
-        const image = toDisplayImage(mime, output.data[mime]);
-        if (!image) continue;
-        if (image.bytes > limit) {
-          lines.push(
-            `[${describeImage(image)}: too large to show (limit ${formatByteSize(limit)}); kept in details]`,
-          );
-          continue;
-        }
-        parts.images.push(image);
-        lines.push(`[image ${parts.images.length}: ${describeImage(image)}]`);
+        const taken = takeDisplayImage(mime, output.data[mime], parts.images.length, options);
+        if (!taken) continue;
+        if (taken.image) parts.images.push(taken.image);
+        lines.push(taken.line);
       }
       return lines.join("\n");
     }

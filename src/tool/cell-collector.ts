@@ -9,17 +9,14 @@ import type {
   StreamOutput,
 } from "../contracts/outputs.js";
 import type { ArtifactStore } from "../output/artifact-store.js";
-import {
-  DISPLAY_IMAGE_TYPES,
-  formatByteSize,
-  measureBase64Bytes,
-  readImageSize,
-} from "../output/display-images.js";
+import { DISPLAY_IMAGE_TYPES } from "../output/display-images.js";
 import {
   collectDisplayParts,
   DEFAULT_MAX_IMAGE_BYTES,
   type DisplayImage,
+  type DisplayRenderOptions,
   renderBundleText,
+  takeDisplayImage,
 } from "../output/display-render.js";
 import { toCellOutput } from "../output/display-updates.js";
 import { OutputSink, type OutputSinkOptions } from "../output/output-sink.js";
@@ -169,37 +166,25 @@ export class CellCollector {
       sink.push(parts.text);
       const final = sink.finish();
       collected.text = final.text;
-      collected.images = parts.images.filter((image) => image.bytes <= this.maxImageBytes);
+      collected.images = parts.images; // takeDisplayImage already left out what is too large or too many
       if (final.truncated) collected.truncated = final.truncated;
     }
     return collected;
   }
 
-  private renderOptions(): { jsonTextLimit?: number; maxImageBytes: number } {
-    const options: { jsonTextLimit?: number; maxImageBytes: number } = { maxImageBytes: this.maxImageBytes };
+  private renderOptions(): DisplayRenderOptions {
+    const options: DisplayRenderOptions = { maxImageBytes: this.maxImageBytes };
     if (this.options.output.jsonTextLimit !== undefined)
       options.jsonTextLimit = this.options.output.jsonTextLimit;
+    if (this.options.output.maxImages !== undefined) options.maxImages = this.options.output.maxImages;
     return options;
   }
 
   private takeImage(mimeType: string, value: unknown): string[] {
-    if (typeof value !== "string") return [];
-    const data = mimeType === "image/svg+xml" ? Buffer.from(value, "utf8").toString("base64") : value;
-    const image: DisplayImage = { mimeType, data, bytes: measureBase64Bytes(data) };
-    const size = readImageSize(mimeType, data);
-    if (size) {
-      image.width = size.width;
-      image.height = size.height;
-    }
-    const dims = image.width !== undefined ? ` ${image.width}x${image.height}` : "";
-    const described = `${mimeType}${dims}, ${formatByteSize(image.bytes)}`;
-    if (image.bytes > this.maxImageBytes) {
-      return [
-        `[${described}: too large to show (limit ${formatByteSize(this.maxImageBytes)}); kept in details]`,
-      ];
-    }
-    this.images.push(image);
-    return [`[image ${this.images.length}: ${described}]`];
+    const taken = takeDisplayImage(mimeType, value, this.images.length, this.renderOptions());
+    if (!taken) return [];
+    if (taken.image) this.images.push(taken.image);
+    return [taken.line];
   }
 
   /** Rich outputs and errors stand on their own lines. */

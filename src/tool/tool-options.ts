@@ -23,6 +23,8 @@ export interface EvalOutputOptions {
   keepAnsi?: boolean;
   /** Images larger than this (decoded bytes) are noted, not sent (default 5 MB). */
   maxImageBytes?: number;
+  /** Images sent per cell; later ones are noted, not sent (default 10). */
+  maxImages?: number;
   /** Characters of application/json shown in text (default 8000). */
   jsonTextLimit?: number;
   /** Stream characters kept per cell in `details.cells[i].outputs` (default 1 MiB); the artifact has the rest. */
@@ -119,6 +121,7 @@ const optionsSchema = z.strictObject({
       maxLineChars: positiveInt.optional(),
       keepAnsi: z.boolean().optional(),
       maxImageBytes: positiveInt.optional(),
+      maxImages: positiveInt.optional(),
       jsonTextLimit: positiveInt.optional(),
       retainStreamChars: z.number().int().nonnegative().optional(),
     })

@@ -170,6 +170,20 @@ describe("eval tool", () => {
     expect(result.details.cells[0]?.outputs[0]).toMatchObject({ type: "display" });
   });
 
+  it("attaches at most 10 images per cell and notes the rest, with or without display updates", async () => {
+    const tool = makeTool();
+    const show = `display({"image/png": "${PNG_1X1}"}, raw=True)`;
+    for (const extra of ["", `\nh = display("x", display_id=True)\nh.update("y")`]) {
+      const result = await tool.execute({ cells: [{ code: `for _ in range(12):\n    ${show}${extra}` }] });
+      expect(result.content.filter((block) => block.type === "image")).toHaveLength(10);
+      expect(result.details.cells[0]?.text).toContain("[image 10: image/png 1x1");
+      expect(result.details.cells[0]?.text).toContain("not attached, the cell already shows 10 images");
+      expect(
+        result.details.cells[0]?.outputs.filter((o) => o.type === "display").length,
+      ).toBeGreaterThanOrEqual(12);
+    }
+  });
+
   it("shows the final state of updated displays", async () => {
     const tool = makeTool();
     const result = await tool.execute({
