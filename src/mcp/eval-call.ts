@@ -5,7 +5,7 @@ import type { EvalTool } from "../tool/eval-tool.js";
 import { safeParseEvalInput } from "../tool/input-schema.js";
 import type { EvalToolResult } from "../tool/run-call.js";
 import { createProgressReporter, type ProgressParams } from "./progress-reporter.js";
-import { fitDetailsToBudget, fitImagesToBudget } from "./result-budget.js";
+import { fitDetailsToBudget, fitImagesToBudget, fitTextToBudget } from "./result-budget.js";
 
 export interface EvalCallContext {
   /** Aborted by the SDK when the client sends `notifications/cancelled` for this request. */
@@ -31,7 +31,7 @@ export function toCallToolResult(result: EvalToolResult): CallToolResult {
   );
   if (content.length === 0) content.push({ type: "text", text: "(no output)" });
   return {
-    content: fitImagesToBudget(content),
+    content: fitTextToBudget(fitImagesToBudget(content)),
     structuredContent: fitDetailsToBudget(result.details) as unknown as Record<string, unknown>,
     isError: !result.details.ok,
   };

@@ -3,11 +3,13 @@
 // connection (and with it the session), so a cell that displays a 26 MB PNG must not produce one.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { EvalDetails } from "../contracts/cell-result.js";
-import type { CellOutput } from "../contracts/outputs.js";
+import type { CellErrorInfo, CellOutput } from "../contracts/outputs.js";
 import { formatByteSize } from "../output/display-images.js";
 
 /** Base64 characters of image blocks in one result; later images are replaced by a note. */
-export const MCP_IMAGE_BUDGET_CHARS = 6 * 1024 * 1024;
+export const MCP_IMAGE_BUDGET_CHARS = 5 * 1024 * 1024;
+/** Characters of text blocks in one result (a 200-cell call of 70 KB views each would be 14 MB). */
+export const MCP_TEXT_BUDGET_CHARS = 2 * 1024 * 1024;
 /** Serialised size of structuredContent above which large values are replaced. */
 export const MCP_STRUCTURED_BUDGET_CHARS = 1024 * 1024;
 /** Values at least this large go first; if that is not enough, every value above the small limit goes. */
@@ -41,17 +43,83 @@ export function fitDetailsToBudget(
   if (JSON.stringify(details).length <= budgetChars) return details;
   const large = shrinkDetails(details, LARGE_VALUE_CHARS);
   if (JSON.stringify(large).length <= budgetChars) return large;
-  return shrinkDetails(details, SMALL_VALUE_CHARS);
+  const small = shrinkDetails(details, SMALL_VALUE_CHARS);
+  if (JSON.stringify(small).length <= budgetChars) return small;
+  // Many outputs (display() in a loop over 300,000 rows): keep each cell's first and last ones.
+  const few = { ...small, cells: small.cells.map((cell) => ({ ...cell, outputs: keepEdges(cell.outputs) })) };
+  if (JSON.stringify(few).length <= budgetChars) return few;
+  // Many cells: outputs go entirely; text, status and errors remain, as in the content.
+  return {
+    ...few,
+    cells: few.cells.map((cell) => ({
+      ...cell,
+      text: clampText(cell.text),
+      outputs: [omittedOutputs(cell.outputs.length)],
+    })),
+  };
+}
+
+/** Text blocks of one result within a total; later blocks keep their first characters and a note. */
+export function fitTextToBudget(content: Content, budgetChars = MCP_TEXT_BUDGET_CHARS): Content {
+  let spent = 0;
+  return content.map((block) => {
+    if (block.type !== "text") return block;
+    const room = Math.max(SMALL_VALUE_CHARS, budgetChars - spent);
+    spent += Math.min(block.text.length, room);
+    if (block.text.length <= room) return block;
+    return { ...block, text: `${block.text.slice(0, room)}${omittedNote(block.text.length - room)}` };
+  });
+}
+
+const EDGE_OUTPUTS = 50;
+
+function keepEdges(outputs: CellOutput[]): CellOutput[] {
+  if (outputs.length <= 2 * EDGE_OUTPUTS) return outputs;
+  return [
+    ...outputs.slice(0, EDGE_OUTPUTS),
+    omittedOutputs(outputs.length - 2 * EDGE_OUTPUTS),
+    ...outputs.slice(-EDGE_OUTPUTS),
+  ];
+}
+
+function omittedOutputs(count: number): CellOutput {
+  return {
+    type: "stream",
+    name: "stderr",
+    text: `[${count} outputs left out of this MCP result to keep it readable]\n`,
+  };
+}
+
+function clampText(text: string): string {
+  return text.length <= SMALL_VALUE_CHARS
+    ? text
+    : `${text.slice(0, SMALL_VALUE_CHARS)}${omittedNote(text.length - SMALL_VALUE_CHARS)}`;
 }
 
 function shrinkDetails(details: EvalDetails, limit: number): EvalDetails {
   return {
     ...details,
-    cells: details.cells.map((cell) => ({
-      ...cell,
-      outputs: cell.outputs.map((o) => shrinkOutput(o, limit)),
-    })),
+    cells: details.cells.map((cell) => {
+      const shrunk = { ...cell, outputs: cell.outputs.map((o) => shrinkOutput(o, limit)) };
+      if (cell.error) shrunk.error = shrinkError(cell.error, limit);
+      return shrunk;
+    }),
   };
+}
+
+function shrinkError(error: CellErrorInfo, limit: number): CellErrorInfo {
+  const text = (value: string) =>
+    value.length <= limit ? value : `${value.slice(0, limit)}${omittedNote(value.length - limit)}`;
+  const lines = error.traceback;
+  const traceback =
+    lines.length <= 2 * EDGE_OUTPUTS
+      ? lines.map(text)
+      : [
+          ...lines.slice(0, EDGE_OUTPUTS).map(text),
+          `… ${lines.length - 2 * EDGE_OUTPUTS} lines left out`,
+          ...lines.slice(-EDGE_OUTPUTS).map(text),
+        ];
+  return { ename: text(error.ename), evalue: text(error.evalue), traceback };
 }
 
 function shrinkOutput(output: CellOutput, limit: number): CellOutput {
@@ -59,6 +127,7 @@ function shrinkOutput(output: CellOutput, limit: number): CellOutput {
     if (output.text.length <= limit) return output;
     return { ...output, text: `${output.text.slice(0, limit)}${omittedNote(output.text.length - limit)}` };
   }
+  if (output.type === "error") return { type: "error", ...shrinkError(output, limit) };
   if (output.type !== "display" && output.type !== "result") return output;
   const data: Record<string, unknown> = {};
   let isChanged = false;

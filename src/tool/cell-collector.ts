@@ -246,8 +246,24 @@ export class CellCollector {
 /** Longest error string kept in `details` (the cell's text and artifact keep the whole traceback). */
 export const MAX_ERROR_FIELD_CHARS = 64 * 1024;
 
-/** An error for `details`: redacted, each string clamped (a 12 MB exception message must not be copied 4×). */
+/** Traceback lines kept in `details` from each end of a longer traceback (a message of 500,000 lines). */
+export const MAX_TRACEBACK_EDGE_LINES = 100;
+
+/**
+ * An error for `details`: redacted, each string clamped, and a very long traceback cut to its first and last
+ * lines (a 12 MB exception message must not be copied into details twice).
+ */
 export function boundErrorInfo(error: CellErrorInfo, redact: (text: string) => string): CellErrorInfo {
   const bound = (text: string) => redact(clampLine(text, MAX_ERROR_FIELD_CHARS));
-  return { ename: bound(error.ename), evalue: bound(error.evalue), traceback: error.traceback.map(bound) };
+  const lines = error.traceback;
+  const edge = MAX_TRACEBACK_EDGE_LINES;
+  const kept =
+    lines.length <= 2 * edge
+      ? lines.map(bound)
+      : [
+          ...lines.slice(0, edge).map(bound),
+          `… ${lines.length - 2 * edge} traceback lines left out (the cell's text and artifact have them all)`,
+          ...lines.slice(-edge).map(bound),
+        ];
+  return { ename: bound(error.ename), evalue: bound(error.evalue), traceback: kept };
 }

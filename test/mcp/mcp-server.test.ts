@@ -41,7 +41,7 @@ describe("evalkit mcp", () => {
 
   it("answers cells with huge values, errors and images in messages the client can read, keeping the session", async () => {
     await callEval(server.client, [{ code: "kept = 'state'" }]);
-    const png = "b'\\x89PNG\\r\\n\\x1a\\n' + bytes(4_000_000)";
+    const png = "b'\\x89PNG\\r\\n\\x1a\\n' + bytes(3_000_000)";
     const big = await callEval(server.client, [
       { code: "'x' * 12_000_000" },
       { code: `display({'image/png': ${png}}, raw=True)\ndisplay({'image/png': ${png}}, raw=True)` },

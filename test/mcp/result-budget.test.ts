@@ -2,7 +2,8 @@
 import { describe, expect, it } from "vitest";
 import type { CellResult, EvalDetails } from "../../src/contracts/cell-result.js";
 import type { CellOutput } from "../../src/contracts/outputs.js";
-import { fitDetailsToBudget, fitImagesToBudget } from "../../src/mcp/result-budget.js";
+import { fitDetailsToBudget, fitImagesToBudget, fitTextToBudget } from "../../src/mcp/result-budget.js";
+import { boundErrorInfo } from "../../src/tool/cell-collector.js";
 
 function detailsWith(outputs: CellOutput[]): EvalDetails {
   const cell: CellResult = {
@@ -57,5 +58,54 @@ describe("fitImagesToBudget", () => {
       type: "text",
       text: expect.stringContaining("image/png image of 450 B left out"),
     });
+  });
+});
+
+describe("the last resorts of the budget", () => {
+  it("keeps the first and last outputs of a cell with very many, and says how many went", () => {
+    const outputs: CellOutput[] = Array.from({ length: 300_000 }, (_, i) => ({
+      type: "display" as const,
+      data: { "text/plain": String(i) },
+    }));
+    const fitted = fitDetailsToBudget(detailsWith(outputs));
+    expect(JSON.stringify(fitted).length).toBeLessThan(1024 * 1024);
+    const kept = fitted.cells[0]?.outputs ?? [];
+    expect(kept).toHaveLength(101);
+    expect(kept[50]).toMatchObject({
+      type: "stream",
+      text: expect.stringContaining("299900 outputs left out"),
+    });
+    expect(kept.at(-1)).toMatchObject({ data: { "text/plain": "299999" } });
+  });
+
+  it("shrinks a traceback of half a million lines in errors and error outputs", () => {
+    const traceback = Array.from({ length: 500_000 }, (_, i) => `line ${i}`);
+    const details = detailsWith([{ type: "error", ename: "X", evalue: "y".repeat(200_000), traceback }]);
+    const cell = details.cells[0];
+    if (cell) cell.error = { ename: "X", evalue: "y".repeat(200_000), traceback };
+    const fitted = fitDetailsToBudget(details);
+    expect(JSON.stringify(fitted).length).toBeLessThan(1024 * 1024);
+    expect(fitted.cells[0]?.error?.traceback.at(-1)).toBe("line 499999");
+  });
+
+  it("leaves the model's text blocks whole up to the budget and shortens the rest", () => {
+    const blocks = Array.from({ length: 4 }, () => ({ type: "text" as const, text: "t".repeat(3000) }));
+    const fitted = fitTextToBudget(blocks, 7000);
+    expect(fitted.map((b) => (b.type === "text" ? b.text.slice(0, 1024).length : 0))).toEqual([
+      1024, 1024, 1024, 1024,
+    ]);
+    expect(fitted.slice(0, 2)).toEqual(blocks.slice(0, 2));
+    expect(fitted[2]).toMatchObject({ text: expect.stringContaining("left out of this MCP result") });
+    expect(fitted[3]).toMatchObject({ text: expect.stringContaining("left out of this MCP result") });
+  });
+});
+
+describe("boundErrorInfo", () => {
+  it("cuts a very long traceback to its first and last 100 lines with a count of the rest", () => {
+    const traceback = Array.from({ length: 10_000 }, (_, i) => `frame ${i}`);
+    const bound = boundErrorInfo({ ename: "E", evalue: "v", traceback }, (t) => t);
+    expect(bound.traceback).toHaveLength(201);
+    expect(bound.traceback[100]).toContain("9800 traceback lines left out");
+    expect(bound.traceback.at(-1)).toBe("frame 9999");
   });
 });
