@@ -55,13 +55,26 @@ class _FdLines(object):
         _write_fd(1 if name == "stdout" else 2, text.encode("utf-8", "replace"))
 
 
+def _send_output_as_text(frame, hold=False):
+    """In the child, a result or error becomes text on fd 1/2 (its frames could not reach the host)."""
+    if frame.get("type") == "error":
+        lines = frame.get("traceback") or ["%s: %s" % (frame.get("ename"), frame.get("evalue"))]
+        _write_fd(2, ("\n".join(lines) + "\n").encode("utf-8", "replace"))
+        return
+    text = (frame.get("bundle") or {}).get("text/plain")
+    if isinstance(text, str):
+        _write_fd(1, (text + "\n").encode("utf-8", "replace"))
+
+
 def _after_fork_in_child():
     writer = state.writer
     if writer is not None:
         writer.broken = True  # never a frame: it could interleave with the parent's frames mid-line
         writer._lock = threading.Lock()  # another thread may have held it at the fork
+    state.send_output = _send_output_as_text
     router = state.router
     if router is not None:
+        router.fd_sync = None  # the drain threads it would wait for do not exist in the child
         router._lock = threading.RLock()
         router.sinks = []
         lines = _FdLines()  # the child has no flush thread: write whole lines at once instead
