@@ -5,7 +5,12 @@ import type { EvalTool } from "../tool/eval-tool.js";
 import { safeParseEvalInput } from "../tool/input-schema.js";
 import type { EvalToolResult } from "../tool/run-call.js";
 import { createProgressReporter, type ProgressParams } from "./progress-reporter.js";
-import { fitDetailsToBudget, fitImagesToBudget, fitTextToBudget } from "./result-budget.js";
+import {
+  fitDetailsToBudget,
+  fitImagesToBudget,
+  fitTextToBudget,
+  MCP_MESSAGE_LIMIT_CHARS,
+} from "./result-budget.js";
 
 export interface EvalCallContext {
   /** Aborted by the SDK when the client sends `notifications/cancelled` for this request. */
@@ -30,11 +35,17 @@ export function toCallToolResult(result: EvalToolResult): CallToolResult {
       : { type: "text", text: block.text },
   );
   if (content.length === 0) content.push({ type: "text", text: "(no output)" });
-  return {
+  const fitted: CallToolResult = {
     content: fitTextToBudget(fitImagesToBudget(content)),
     structuredContent: fitDetailsToBudget(result.details) as unknown as Record<string, unknown>,
     isError: !result.details.ok,
   };
+  // Last resort, whatever slipped past the budgets: a connection must never be lost to one big message.
+  if (JSON.stringify(fitted).length > MCP_MESSAGE_LIMIT_CHARS) {
+    const note = "[this result was too large for one MCP message; the artifacts and a narrower call have it]";
+    return { content: [{ type: "text", text: note }], isError: fitted.isError };
+  }
+  return fitted;
 }
 
 /** Runs one call; never throws for bad input or anything a cell did. */

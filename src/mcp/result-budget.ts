@@ -8,6 +8,8 @@ import { formatByteSize } from "../output/display-images.js";
 
 /** Base64 characters of image blocks in one result; later images are replaced by a note. */
 export const MCP_IMAGE_BUDGET_CHARS = 5 * 1024 * 1024;
+/** Serialised size of a whole result past which only a note is sent (clients stop reading at 10 MiB). */
+export const MCP_MESSAGE_LIMIT_CHARS = 9 * 1024 * 1024;
 /** Characters of text blocks in one result (a 200-cell call of 70 KB views each would be 14 MB). */
 export const MCP_TEXT_BUDGET_CHARS = 2 * 1024 * 1024;
 /** Serialised size of structuredContent above which large values are replaced. */
@@ -142,6 +144,10 @@ function shrinkOutput(output: CellOutput, limit: number): CellOutput {
     } else {
       data[mime] = value;
     }
+  }
+  const metadata = output.metadata;
+  if (metadata !== undefined && JSON.stringify(metadata).length > limit) {
+    return { ...output, data, metadata: { evalkit: omittedNote(JSON.stringify(metadata).length) } };
   }
   return isChanged ? { ...output, data } : output;
 }

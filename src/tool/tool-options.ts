@@ -23,7 +23,7 @@ export interface EvalOutputOptions {
   keepAnsi?: boolean;
   /** Images larger than this (decoded bytes) are noted, not sent (default 5 MB). */
   maxImageBytes?: number;
-  /** Images sent per cell; later ones are noted, not sent (default 10). */
+  /** Images sent per cell; later ones are noted, not sent (default 10; 0 sends text only). */
   maxImages?: number;
   /** Characters of application/json shown in text (default 8000). */
   jsonTextLimit?: number;
@@ -121,7 +121,7 @@ const optionsSchema = z.strictObject({
       maxLineChars: positiveInt.optional(),
       keepAnsi: z.boolean().optional(),
       maxImageBytes: positiveInt.optional(),
-      maxImages: positiveInt.optional(),
+      maxImages: z.number().int().nonnegative().optional(),
       jsonTextLimit: positiveInt.optional(),
       retainStreamChars: z.number().int().nonnegative().optional(),
     })

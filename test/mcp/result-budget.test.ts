@@ -78,6 +78,15 @@ describe("the last resorts of the budget", () => {
     expect(kept.at(-1)).toMatchObject({ data: { "text/plain": "299999" } });
   });
 
+  it("replaces display metadata that is too large", () => {
+    const metadata = { "text/plain": { m: "x".repeat(2_000_000) } };
+    const fitted = fitDetailsToBudget(
+      detailsWith([{ type: "display", data: { "text/plain": "r" }, metadata }]),
+    );
+    expect(JSON.stringify(fitted).length).toBeLessThan(1024 * 1024);
+    expect(fitted.cells[0]?.outputs[0]).toMatchObject({ data: { "text/plain": "r" } });
+  });
+
   it("shrinks a traceback of half a million lines in errors and error outputs", () => {
     const traceback = Array.from({ length: 500_000 }, (_, i) => `line ${i}`);
     const details = detailsWith([{ type: "error", ename: "X", evalue: "y".repeat(200_000), traceback }]);
