@@ -68,6 +68,14 @@ export async function runExec(argv: string[], io: CommandIo): Promise<number> {
     }
     const { input: rawInput, notebooks } = await buildRawInput(values, tokens ?? [], io);
     const outputNotebook = checkOutputNotebook(values["output-notebook"], notebooks);
+    if (isNotebookWithoutCode(rawInput, notebooks)) {
+      // Like nbconvert: a notebook with nothing to run is not an error, and its "executed" copy is itself.
+      io.stderr(`evalkit exec: ${notebooks.map((n) => n.notebook.file).join(", ")}: no code cell to run\n`);
+      if (outputNotebook !== undefined) {
+        writeFileAtomically(outputNotebook.path, buildExecutedNotebook(outputNotebook.from.notebook, []));
+      }
+      return 0;
+    }
     tool = createEvalTool({
       mode: "per-call",
       ...(values.python !== undefined ? { python: values.python } : {}),
@@ -190,14 +198,15 @@ async function buildRawInput(
     }
     return { input, notebooks };
   }
-  if (cells.length === 0) {
-    throw new UsageError(
-      notebooks.length > 0
-        ? `nothing to run: ${notebooks.map((n) => n.notebook.file).join(", ")} has no non-empty code cell`
-        : "nothing to run: give -c CODE, FILE or --input",
-    );
+  if (cells.length === 0 && notebooks.length === 0) {
+    throw new UsageError("nothing to run: give -c CODE, FILE or --input");
   }
   return { input: timeout === undefined ? { cells } : { cells, timeout }, notebooks };
+}
+
+function isNotebookWithoutCode(input: unknown, notebooks: NotebookInput[]): boolean {
+  const cells = (input as { cells?: unknown[] } | null)?.cells;
+  return notebooks.length > 0 && Array.isArray(cells) && cells.length === 0;
 }
 
 /** Checks --output-notebook before anything runs: one nbformat 4 notebook among the inputs, a directory to write to. */
@@ -216,6 +225,9 @@ function checkOutputNotebook(
     throw new UsageError(
       `--output-notebook needs an nbformat 4 notebook (${from.notebook.file} is nbformat ${from.notebook.nbformat})`,
     );
+  }
+  if (path.endsWith("/") || (existsSync(path) && statSync(path).isDirectory())) {
+    throw new UsageError(`--output-notebook ${JSON.stringify(path)} is a directory; name the file to write`);
   }
   const directory = dirname(path);
   if (path === "" || !existsSync(directory) || !statSync(directory).isDirectory()) {

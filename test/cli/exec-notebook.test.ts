@@ -173,14 +173,17 @@ describe("evalkit exec NOTEBOOK.ipynb", () => {
     expect(io.out()).toContain("evalkit exec [options] NOTEBOOK.ipynb [--output-notebook OUT.ipynb]");
   });
 
-  it("exits 2 when a notebook has no code to run", async () => {
-    const file = writeNotebook(makeTempDir("exec-nb-empty"), "notes.ipynb", [
+  it("succeeds on a notebook with no code to run, like nbconvert, and writes its copy when asked", async () => {
+    const dir = makeTempDir("exec-nb-empty");
+    const file = writeNotebook(dir, "notes.ipynb", [
       { cell_type: "markdown", metadata: {}, source: "just prose" },
       { cell_type: "code", metadata: {}, outputs: [], source: ["  \n"] },
     ]);
     const io = captureIo();
-    expect(await runExec([file, ...PY], io)).toBe(2);
-    expect(io.err()).toContain("notes.ipynb has no non-empty code cell");
+    const out = path.join(dir, "out.ipynb");
+    expect(await runExec([file, "--output-notebook", out, ...PY], io)).toBe(0);
+    expect(io.err()).toContain("notes.ipynb: no code cell to run");
+    expect(readJson(out).cells.map((cell) => cell.cell_type)).toEqual(["markdown", "code"]);
   });
 });
 
@@ -254,6 +257,8 @@ describe("evalkit exec --output-notebook", () => {
       [["-c", touch, ANALYSIS, PLOT, "--output-notebook", path.join(dir, "o.ipynb")], /got 2/],
       [["-c", touch, v3, "--output-notebook", path.join(dir, "o.ipynb")], /needs an nbformat 4 notebook/],
       [["-c", touch, ANALYSIS, "--output-notebook", path.join(dir, "nope", "o.ipynb")], /no such directory/],
+      [["-c", touch, ANALYSIS, "--output-notebook", dir], /is a directory/],
+      [["-c", touch, ANALYSIS, "--output-notebook", `${dir}/`], /is a directory/],
     ];
     for (const [argv, message] of cases) {
       const io = captureIo();
