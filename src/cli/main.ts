@@ -22,8 +22,18 @@ export interface CliIo {
   stderr: (text: string) => void;
 }
 
+// `evalkit exec nb.ipynb --output-notebook out.ipynb | head`: once the reader is gone, output is dropped and
+// the run goes on (the notebook is still written), instead of an unhandled EPIPE ending the process mid-run.
+let isStdoutClosed = false;
+process.stdout.on("error", (err: NodeJS.ErrnoException) => {
+  if (err.code !== "EPIPE") throw err;
+  isStdoutClosed = true;
+});
+
 const defaultIo: CliIo = {
-  stdout: (text) => process.stdout.write(text),
+  stdout: (text) => {
+    if (!isStdoutClosed) process.stdout.write(text);
+  },
   stderr: (text) => process.stderr.write(text),
 };
 

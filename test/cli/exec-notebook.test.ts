@@ -1,5 +1,5 @@
 // `evalkit exec NOTEBOOK.ipynb`: code cells run in order, bad notebooks exit 2, --output-notebook writes the run.
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -392,6 +392,37 @@ describe("evalkit exec NOTEBOOK.ipynb (the installed command)", () => {
       spawnSync("npx", ["tsc", "-p", "tsconfig.build.json"], { cwd: ROOT, stdio: "ignore" });
     }
   }, 120_000);
+
+  it("still writes the executed notebook when the reader of its output goes away (| head)", async () => {
+    const dir = makeTempDir("exec-nb-epipe");
+    const file = writeNotebook(dir, "long.ipynb", [
+      {
+        cell_type: "code",
+        metadata: {},
+        outputs: [],
+        source: "for i in range(20000):\n    print('line', i)",
+      },
+      { cell_type: "code", metadata: {}, outputs: [], source: "print('second cell')" },
+    ]);
+    const out = path.join(dir, "out.ipynb");
+    const child = spawn(process.execPath, [
+      path.join(ROOT, "bin", "evalkit.js"),
+      "exec",
+      file,
+      "--output-notebook",
+      out,
+      ...PY,
+    ]);
+    child.stdout.once("data", () => child.stdout.destroy());
+    let stderr = "";
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk;
+    });
+    const code = await new Promise((resolve) => child.once("exit", resolve));
+    expect(stderr).not.toContain("EPIPE");
+    expect(code).toBe(0);
+    expect(codeCells(readJson(out)).map((cell) => cell.execution_count)).toEqual([1, 2]);
+  });
 
   it("exits 2 for a bad notebook with one line and no stack trace, and runs a good one", () => {
     const evalkit = (args: string[]) =>
