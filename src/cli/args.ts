@@ -50,8 +50,13 @@ export function readNumberOption(
 
 /** Reads a whole stream as UTF-8. */
 export async function readStreamText(stream: NodeJS.ReadableStream): Promise<string> {
+  return (await readStreamBytes(stream)).toString("utf8");
+}
+
+/** Everything a stream yields, as bytes (for sources whose encoding is decided later). */
+export async function readStreamBytes(stream: NodeJS.ReadableStream): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of stream)
     chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : Buffer.from(chunk));
-  return Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(chunks);
 }

@@ -6,7 +6,14 @@ import { isEvalkitError } from "../errors.js";
 import { renderToolCellHeader, renderToolCellOutput } from "../render/tool-render.js";
 import { createEvalTool, type EvalTool } from "../tool/eval-tool.js";
 import { type EvalInput, safeParseEvalInput } from "../tool/input-schema.js";
-import { type CommandIo, parseCommandArgs, readNumberOption, readStreamText, UsageError } from "./args.js";
+import {
+  type CommandIo,
+  parseCommandArgs,
+  readNumberOption,
+  readStreamBytes,
+  readStreamText,
+  UsageError,
+} from "./args.js";
 import { type Notebook, readNotebook } from "./notebook-cells.js";
 import { buildExecutedNotebook, writeFileAtomically } from "./notebook-output.js";
 import { decodeSourceFile } from "./source-decoding.js";
@@ -155,7 +162,10 @@ async function buildRawInput(
       if (token.value === "-") {
         if (hasStdinCell) throw new UsageError("stdin (-) can be read only once");
         hasStdinCell = true;
-        cells.push({ language: values.lang ?? "py", code: await readStdin(io, "-"), title: "stdin" });
+        const language = values.lang ?? "py";
+        const bytes = await readStdinBytes(io, "-");
+        const isJs = language === "js" || language === "javascript";
+        cells.push({ language, code: decodeSourceFile(bytes, isJs ? "js" : "py", "stdin"), title: "stdin" });
         continue;
       }
       if (extname(token.value).toLowerCase() === ".ipynb") {
@@ -189,7 +199,7 @@ async function buildRawInput(
         : readSource(values.input, "--input").toString("utf8");
     let input: unknown;
     try {
-      input = JSON.parse(text);
+      input = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text); // a BOM, as notebooks may have
     } catch (err) {
       throw new UsageError(`--input: not valid JSON (${err instanceof Error ? err.message : String(err)})`);
     }
@@ -245,6 +255,11 @@ function readSource(file: string, what = "FILE"): Buffer {
     const reason = (err as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : String(err);
     throw new UsageError(`${what} ${JSON.stringify(file)}: cannot read (${reason})`);
   }
+}
+
+async function readStdinBytes(io: CommandIo, what: string): Promise<Buffer> {
+  if (!io.stdin) throw new UsageError(`${what}: no standard input available`);
+  return readStreamBytes(io.stdin);
 }
 
 async function readStdin(io: CommandIo, what: string): Promise<string> {

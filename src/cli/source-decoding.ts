@@ -22,9 +22,20 @@ export function findDeclaredCoding(bytes: Buffer): string | undefined {
 
 /** Source text of a cell file; `label` names the file in errors. */
 export function decodeSourceFile(bytes: Buffer, language: "py" | "js", label: string): string {
-  if (bytes.subarray(0, 3).equals(UTF8_BOM)) return new TextDecoder("utf-8").decode(bytes.subarray(3));
-  const coding = language === "py" ? findDeclaredCoding(bytes) : undefined;
-  if (coding === undefined) return new TextDecoder("utf-8").decode(bytes);
+  const hasBom = bytes.subarray(0, 3).equals(UTF8_BOM);
+  const body = hasBom ? bytes.subarray(3) : bytes;
+  const coding = language === "py" && !hasBom ? findDeclaredCoding(bytes) : undefined;
+  if (coding === undefined || /^utf[-_]?8$/i.test(coding)) {
+    if (language === "js") return new TextDecoder("utf-8").decode(body);
+    try {
+      return new TextDecoder("utf-8", { fatal: true }).decode(body);
+    } catch {
+      // Python refuses such a file too (SyntaxError: Non-UTF-8 code ... but no encoding declared).
+      throw new UsageError(
+        `${label}: not valid UTF-8; declare its encoding (# -*- coding: latin-1 -*-) or convert it`,
+      );
+    }
+  }
   // Python spells labels loosely (latin-1, latin_1, ISO8859-1); the WHATWG decoder knows latin1, iso-8859-1.
   for (const candidate of [coding, coding.replace(/_/g, "-"), coding.replace(/[-_]/g, "")]) {
     try {

@@ -31,6 +31,15 @@ describe("decodeSourceFile", () => {
     expect(findDeclaredCoding(Buffer.from("import os\n# coding: latin-1\n"))).toBeUndefined();
   });
 
+  it("refuses a Python file that is not UTF-8 and declares no other encoding, as Python does", () => {
+    const latin = Buffer.from('print("caf\xe9")\n', "latin1");
+    expect(() => decodeSourceFile(latin, "py", 'FILE "l.py"')).toThrow(/l\.py.*not valid UTF-8/);
+    expect(() =>
+      decodeSourceFile(Buffer.concat([Buffer.from("# coding: utf-8\n"), latin]), "py", "f"),
+    ).toThrow(UsageError);
+    expect(decodeSourceFile(latin, "js", "f.js")).toBe('print("caf\ufffd")\n');
+  });
+
   it("refuses an encoding it cannot decode, naming the file", () => {
     expect(() => decodeSourceFile(Buffer.from("# coding: klingon\n"), "py", 'FILE "k.py"')).toThrow(
       UsageError,
