@@ -54,20 +54,32 @@ export function buildContent(
   cells: readonly CellResult[],
   images: readonly (readonly DisplayImage[])[],
 ): EvalContent[] {
-  const content: EvalContent[] = [];
-  cells.forEach((cell, i) => {
-    const header = formatCellHeader(cell, cells.length);
-    const output = cell.text.replace(/\n+$/, "");
-    const notices = cell.status === "skipped" ? [describeSkip(cells, i)] : (cell.notices ?? []);
-    const isEmpty = output === "" && notices.length === 0;
-    const body = isEmpty ? (cell.status === "ok" ? "(no output)" : "") : composeCellText(output, notices);
-    content.push({ type: "text", text: body === "" ? header : `${header}\n${body}` });
-    for (const image of images[i] ?? []) {
-      if (MODEL_IMAGE_TYPES.includes(image.mimeType)) {
-        content.push({ type: "image", data: image.data, mimeType: image.mimeType });
-      }
+  return cells.flatMap((_, i) => buildCellContent(cells, i, images[i] ?? [], cells.length));
+}
+
+/**
+ * The blocks of cell `index` (its header counts `total` cells). A finished cell's blocks never change, so
+ * live updates build each cell once instead of rebuilding every finished cell on every update.
+ */
+export function buildCellContent(
+  cells: readonly CellResult[],
+  index: number,
+  images: readonly DisplayImage[],
+  total: number,
+): EvalContent[] {
+  const cell = cells[index];
+  if (cell === undefined) return [];
+  const header = formatCellHeader(cell, total);
+  const output = cell.text.replace(/\n+$/, "");
+  const notices = cell.status === "skipped" ? [describeSkip(cells, index)] : (cell.notices ?? []);
+  const isEmpty = output === "" && notices.length === 0;
+  const body = isEmpty ? (cell.status === "ok" ? "(no output)" : "") : composeCellText(output, notices);
+  const content: EvalContent[] = [{ type: "text", text: body === "" ? header : `${header}\n${body}` }];
+  for (const image of images) {
+    if (MODEL_IMAGE_TYPES.includes(image.mimeType)) {
+      content.push({ type: "image", data: image.data, mimeType: image.mimeType });
     }
-  });
+  }
   return content;
 }
 

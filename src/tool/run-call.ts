@@ -10,7 +10,7 @@ import type { SessionCellOutcome } from "../session/session-types.js";
 import type { BackendSelector } from "./backends.js";
 import { boundErrorInfo, CellCollector } from "./cell-collector.js";
 import type { EvalInput } from "./input-schema.js";
-import { buildContent, type EvalContent } from "./result-content.js";
+import { buildCellContent, type EvalContent } from "./result-content.js";
 import type { EvalOutputOptions } from "./tool-options.js";
 
 /** What `onUpdate` receives while a call runs: finished cells plus the running cell's text so far. */
@@ -48,6 +48,12 @@ export async function runEvalCall(ctx: RunCallContext): Promise<EvalToolResult> 
   const { input } = ctx;
   const cells: CellResult[] = [];
   const images: DisplayImage[][] = [];
+  // Each finished cell's blocks, built once: live updates would otherwise rebuild all of them every time.
+  const contents: EvalContent[][] = [];
+  const addContent = () => {
+    const index = cells.length - 1;
+    contents.push(buildCellContent(cells, index, images[index] ?? [], input.cells.length));
+  };
   const resetDone = new Set<CellLanguage>();
   let call: SessionCall | undefined;
   let stopReason: string | undefined;
@@ -65,6 +71,7 @@ export async function runEvalCall(ctx: RunCallContext): Promise<EvalToolResult> 
           outputs: [],
         });
         images.push([]);
+        addContent();
         continue;
       }
       const route = await ctx.backends.route(cell.language);
@@ -83,7 +90,7 @@ export async function runEvalCall(ctx: RunCallContext): Promise<EvalToolResult> 
         if (route.notice) notices.push(route.notice);
         const isReset = cell.reset === true || (input.reset === true && !resetDone.has(route.language));
         resetDone.add(route.language);
-        const updater = createUpdater(ctx, cells, images, {
+        const updater = createUpdater(ctx, cells, contents, {
           index,
           language: route.language,
           title: cell.title,
@@ -128,26 +135,27 @@ export async function runEvalCall(ctx: RunCallContext): Promise<EvalToolResult> 
       if (allNotices.length > 0) result.notices = allNotices;
       cells.push(result);
       images.push(collected.images);
+      addContent();
       if (result.status !== "ok") {
         stopReason = `not run: cell ${index + 1} ended with status "${result.status}"`;
       }
-      emit(ctx, cells, images);
+      emit(ctx, cells, contents);
     }
   } finally {
     await call?.close();
   }
   const details: EvalDetails = { ok: cells.every((c) => c.status === "ok"), cells };
-  return { content: buildContent(cells, images), details };
+  return { content: contents.flat(), details };
 }
 
 function emit(
   ctx: RunCallContext,
   cells: CellResult[],
-  images: DisplayImage[][],
+  contents: EvalContent[][],
   running?: EvalProgress["running"],
 ) {
   if (!ctx.onUpdate) return;
-  const content = buildContent(cells, images);
+  const content = contents.flat();
   if (running) {
     const header = `[${running.index + 1}/${ctx.input.cells.length}] ${running.title ?? (running.language === "py" ? "python" : "javascript")} (running)`;
     content.push({ type: "text", text: running.text === "" ? header : `${header}\n${running.text}` });
@@ -173,7 +181,7 @@ interface RunningCellInfo {
 function createUpdater(
   ctx: RunCallContext,
   cells: CellResult[],
-  images: DisplayImage[][],
+  contents: EvalContent[][],
   cell: RunningCellInfo,
 ) {
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -190,7 +198,7 @@ function createUpdater(
       elapsedMs: Math.round(last - cell.startedAt),
     };
     if (cell.title !== undefined) running.title = cell.title;
-    emit(ctx, cells, images, running);
+    emit(ctx, cells, contents, running);
   };
   if (ctx.onUpdate) fire();
   return {
