@@ -25,6 +25,28 @@ describe("line magics in a real Python kernel", () => {
     expect((await runOk(kernel, "import os; os.getcwd()")).result).toBe(`'${homedir()}'`);
   });
 
+  it("get_ipython() runs magics and shell commands like the calls nbconvert writes, with {var} expansion", async () => {
+    const kernel = await startKernel();
+    const run = await runOk(
+      kernel,
+      [
+        "ip = get_ipython()",
+        "ip.run_line_magic('env', 'EVALKIT_SHIM_TEST=1')",
+        "name = 'world'",
+        "ip.system('echo hello {name}')",
+        "lines = ip.getoutput('echo a; echo b')",
+        "ip.run_cell_magic('bash', '', 'echo from bash')",
+        "import os\n(list(lines), os.environ['EVALKIT_SHIM_TEST'], ip.user_ns['name'])",
+      ].join("\n"),
+    );
+    expect(run.stdout).toContain("hello world\nfrom bash\n");
+    expect(run.result).toBe("(['a', 'b'], '1', 'world')");
+    await runOk(kernel, "%reset -f");
+    expect((await runOk(kernel, "get_ipython().getoutput('echo still here')[0]")).result).toBe(
+      "'still here'",
+    );
+  });
+
   it("%ls returns a sorted listing of a path", async () => {
     const kernel = await startKernel();
     const dir = scratchDir();

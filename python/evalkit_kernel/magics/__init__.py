@@ -47,13 +47,45 @@ _helpers = {
 }
 
 
+class _IPythonShim(object):
+    """What `get_ipython()` returns: the calls scripts exported from notebooks make (nbconvert, jupytext).
+
+    The methods are the runtimes' own bound methods, so `{var}` and `$var` expand in the caller's frame.
+    """
+
+    def __init__(self, namespace):
+        magic, shell = _helpers[MAGIC_NAME]._resolve(), _helpers[SHELL_NAME]._resolve()
+        self.run_line_magic = magic.line
+        self.run_cell_magic = magic.cell
+        self.system = shell.system
+        self.getoutput = shell.getoutput
+        self.user_ns = namespace
+
+    def __repr__(self):
+        return "<evalkit shell (get_ipython() for code written for IPython)>"
+
+
+def _make_get_ipython(namespace):
+    shims = []
+
+    def get_ipython():
+        """evalkit's stand-in for IPython's shell: run_line_magic, run_cell_magic, system, getoutput, user_ns."""
+        if not shims:
+            shims.append(_IPythonShim(namespace))
+        return shims[0]
+
+    return get_ipython
+
+
 def _install_namespace(namespace):
     namespace.update(_helpers)
+    namespace["get_ipython"] = _make_get_ipython(namespace)
 
 
 def install():
     from .. import hooks
 
     hooks.reserved_names.update(_helpers)
+    hooks.reserved_names.add("get_ipython")
     hooks.register_transformer(transform_source)
     hooks.register_namespace_installer(_install_namespace)
