@@ -74,7 +74,7 @@ def _parse_json(text):
         import json
         return json.loads(text)
     class Context(object):
-        strict, object_hook, object_pairs_hook, memo = True, None, None, None
+        strict, object_hook, object_pairs_hook = True, None, None
         parse_float, parse_int = float, int
         def parse_constant(self, name):
             raise ValueError(name)

@@ -26,7 +26,6 @@ class _ScanContext(object):
     parse_float = float
     parse_int = int
     parse_constant = {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}.__getitem__
-    memo = None
 
 
 if _json is not None:

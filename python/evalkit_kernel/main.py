@@ -87,7 +87,7 @@ def _handle_execute(executor, request, requests):
     global _in_cell, _cell_serial, _starting, _interrupt_pending
     cell_id = str(request.get("id"))
     _apply_context(request.get("cwd"), request.get("env"))
-    _patch_getpass()
+    stdin_policy.keep_getpass_patched()
     state.set_cell(cell_id, bool(request.get("allowStdin")))
     state.writer.send({"type": "started", "id": cell_id}, hold=True)  # out with the first frame or tick
     state.router.flush()  # output written between cells belongs to this one
@@ -245,12 +245,6 @@ def _load_optional_modules():
                 install()
             except Exception as exc:
                 sys.stderr.write("evalkit: %s.install() failed: %r\n" % (full, exc))
-
-
-def _patch_getpass():
-    module = sys.modules.get("getpass")
-    if module is not None and getattr(module.getpass, "__module__", "") != stdin_policy.__name__:
-        module.getpass = stdin_policy._getpass
 
 
 def _exit_now(code, graceful):

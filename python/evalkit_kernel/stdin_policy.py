@@ -52,3 +52,10 @@ def install():
 
 def _patch_getpass(module):
     module.getpass = _getpass
+
+
+def keep_getpass_patched():
+    """Before each cell: a reloaded getpass (or a cell's own assignment) gets the host-answered one back."""
+    module = sys.modules.get("getpass")
+    if module is not None and getattr(module, "getpass", None) is not _getpass:
+        _patch_getpass(module)

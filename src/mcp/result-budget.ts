@@ -5,6 +5,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { EvalDetails } from "../contracts/cell-result.js";
 import type { CellErrorInfo, CellOutput } from "../contracts/outputs.js";
 import { formatByteSize } from "../output/display-images.js";
+import { cutIndex, keepEnds } from "../render/text-lines.js";
 
 /** Base64 characters of image blocks in one result; later images are replaced by a note. */
 export const MCP_IMAGE_BUDGET_CHARS = 5 * 1024 * 1024;
@@ -48,14 +49,20 @@ export function fitDetailsToBudget(
   const small = shrinkDetails(details, SMALL_VALUE_CHARS);
   if (JSON.stringify(small).length <= budgetChars) return small;
   // Many outputs (display() in a loop over 300,000 rows): keep each cell's first and last ones.
-  const few = { ...small, cells: small.cells.map((cell) => ({ ...cell, outputs: keepEdges(cell.outputs) })) };
+  const few = {
+    ...small,
+    cells: small.cells.map((cell) => ({
+      ...cell,
+      outputs: keepEnds(cell.outputs, EDGE_OUTPUTS, omittedOutputs),
+    })),
+  };
   if (JSON.stringify(few).length <= budgetChars) return few;
   // Many cells: outputs go entirely; text, status and errors remain, as in the content.
   return {
     ...few,
     cells: few.cells.map((cell) => ({
       ...cell,
-      text: clampText(cell.text),
+      text: clampWithNote(cell.text, SMALL_VALUE_CHARS),
       outputs: [omittedOutputs(cell.outputs.length)],
     })),
   };
@@ -69,20 +76,11 @@ export function fitTextToBudget(content: Content, budgetChars = MCP_TEXT_BUDGET_
     const room = Math.max(SMALL_VALUE_CHARS, budgetChars - spent);
     spent += Math.min(block.text.length, room);
     if (block.text.length <= room) return block;
-    return { ...block, text: `${block.text.slice(0, room)}${omittedNote(block.text.length - room)}` };
+    return { ...block, text: clampWithNote(block.text, room) };
   });
 }
 
 const EDGE_OUTPUTS = 50;
-
-function keepEdges(outputs: CellOutput[]): CellOutput[] {
-  if (outputs.length <= 2 * EDGE_OUTPUTS) return outputs;
-  return [
-    ...outputs.slice(0, EDGE_OUTPUTS),
-    omittedOutputs(outputs.length - 2 * EDGE_OUTPUTS),
-    ...outputs.slice(-EDGE_OUTPUTS),
-  ];
-}
 
 function omittedOutputs(count: number): CellOutput {
   return {
@@ -90,12 +88,6 @@ function omittedOutputs(count: number): CellOutput {
     name: "stderr",
     text: `[${count} outputs left out of this MCP result to keep it readable]\n`,
   };
-}
-
-function clampText(text: string): string {
-  return text.length <= SMALL_VALUE_CHARS
-    ? text
-    : `${text.slice(0, SMALL_VALUE_CHARS)}${omittedNote(text.length - SMALL_VALUE_CHARS)}`;
 }
 
 function shrinkDetails(details: EvalDetails, limit: number): EvalDetails {
@@ -110,24 +102,22 @@ function shrinkDetails(details: EvalDetails, limit: number): EvalDetails {
 }
 
 function shrinkError(error: CellErrorInfo, limit: number): CellErrorInfo {
-  const text = (value: string) =>
-    value.length <= limit ? value : `${value.slice(0, limit)}${omittedNote(value.length - limit)}`;
-  const lines = error.traceback;
-  const traceback =
-    lines.length <= 2 * EDGE_OUTPUTS
-      ? lines.map(text)
-      : [
-          ...lines.slice(0, EDGE_OUTPUTS).map(text),
-          `… ${lines.length - 2 * EDGE_OUTPUTS} lines left out`,
-          ...lines.slice(-EDGE_OUTPUTS).map(text),
-        ];
+  const text = (value: string) => clampWithNote(value, limit);
+  const traceback = keepEnds(error.traceback, EDGE_OUTPUTS, (count) => `… ${count} lines left out`).map(text);
   return { ename: text(error.ename), evalue: text(error.evalue), traceback };
+}
+
+/** `text` cut to `limit` characters (never inside a surrogate pair) with a note of what was left out. */
+function clampWithNote(text: string, limit: number): string {
+  if (text.length <= limit) return text;
+  const cut = cutIndex(text, limit);
+  return `${text.slice(0, cut)}${omittedNote(text.length - cut)}`;
 }
 
 function shrinkOutput(output: CellOutput, limit: number): CellOutput {
   if (output.type === "stream") {
     if (output.text.length <= limit) return output;
-    return { ...output, text: `${output.text.slice(0, limit)}${omittedNote(output.text.length - limit)}` };
+    return { ...output, text: clampWithNote(output.text, limit) };
   }
   if (output.type === "error") return { type: "error", ...shrinkError(output, limit) };
   if (output.type !== "display" && output.type !== "result") return output;
@@ -139,7 +129,7 @@ function shrinkOutput(output: CellOutput, limit: number): CellOutput {
       data[mime] = omittedNote(size);
       isChanged = true;
     } else if (mime === "text/plain" && typeof value === "string" && value.length > limit) {
-      data[mime] = `${value.slice(0, limit)}${omittedNote(value.length - limit)}`;
+      data[mime] = clampWithNote(value, limit);
       isChanged = true;
     } else {
       data[mime] = value;

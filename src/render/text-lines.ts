@@ -15,6 +15,12 @@ export function clampLine(line: string, maxChars: number = DEFAULT_MAX_LINE_CHAR
   return line.slice(0, cut) + formatClampMarker(line.length - cut);
 }
 
+/** The first and last `edge` items, with `middle(count)` standing for the ones between (when there are any). */
+export function keepEnds<T>(items: readonly T[], edge: number, middle: (count: number) => T): T[] {
+  if (items.length <= 2 * edge) return [...items];
+  return [...items.slice(0, edge), middle(items.length - 2 * edge), ...items.slice(-edge)];
+}
+
 /** Index at or below `at` that does not split a surrogate pair. */
 export function cutIndex(text: string, at: number): number {
   if (at <= 0 || at >= text.length) return Math.max(0, Math.min(at, text.length));

@@ -26,7 +26,7 @@ import {
   type SecretValue,
   type StreamRedactor,
 } from "../output/redact.js";
-import { clampLine } from "../render/text-lines.js";
+import { clampLine, keepEnds } from "../render/text-lines.js";
 import type { EvalOutputOptions } from "./tool-options.js";
 
 /** Default stream characters kept per cell in `details.cells[i].outputs`. */
@@ -255,15 +255,10 @@ export const MAX_TRACEBACK_EDGE_LINES = 100;
  */
 export function boundErrorInfo(error: CellErrorInfo, redact: (text: string) => string): CellErrorInfo {
   const bound = (text: string) => redact(clampLine(text, MAX_ERROR_FIELD_CHARS));
-  const lines = error.traceback;
-  const edge = MAX_TRACEBACK_EDGE_LINES;
-  const kept =
-    lines.length <= 2 * edge
-      ? lines.map(bound)
-      : [
-          ...lines.slice(0, edge).map(bound),
-          `… ${lines.length - 2 * edge} traceback lines left out (the cell's text and artifact have them all)`,
-          ...lines.slice(-edge).map(bound),
-        ];
-  return { ename: bound(error.ename), evalue: bound(error.evalue), traceback: kept };
+  const traceback = keepEnds(
+    error.traceback,
+    MAX_TRACEBACK_EDGE_LINES,
+    (count) => `… ${count} traceback lines left out (the cell's text and artifact have them all)`,
+  ).map(bound);
+  return { ename: bound(error.ename), evalue: bound(error.evalue), traceback };
 }

@@ -15,6 +15,14 @@ function streamed(parts: string[], options: SanitizeOptions = {}, useBlocks = tr
   return lines.join("\n");
 }
 
+/** `text` cut at the given offsets (clamped to its length, duplicates ignored), empty pieces included. */
+function splitAt(text: string, cuts: number[]): string[] {
+  const points = [...new Set(cuts.map((c) => Math.min(c, text.length)))].sort((a, b) => a - b);
+  return points
+    .map((point, i) => text.slice(points[i - 1] ?? 0, point))
+    .concat(text.slice(points.at(-1) ?? 0));
+}
+
 describe("sanitizeText", () => {
   it("normalises CRLF line endings to LF", () => {
     expect(sanitizeText("a\r\nb\r\n")).toBe("a\nb\n");
@@ -102,14 +110,7 @@ describe("StreamSanitizer", () => {
         fc.array(fc.nat(60), { maxLength: 6 }),
         (tokens, cuts) => {
           const text = tokens.join("");
-          const points = [...new Set(cuts.map((c) => Math.min(c, text.length)))].sort((a, b) => a - b);
-          const parts: string[] = [];
-          let prev = 0;
-          for (const point of points) {
-            parts.push(text.slice(prev, point));
-            prev = point;
-          }
-          parts.push(text.slice(prev));
+          const parts = splitAt(text, cuts);
           const whole = streamed([text], { maxLineChars: 7 }, false);
           expect(streamed(parts, { maxLineChars: 7 })).toBe(whole);
           expect(streamed(parts, { maxLineChars: 7 }, false)).toBe(whole);
@@ -138,10 +139,7 @@ describe("StreamSanitizer", () => {
         fc.array(fc.nat(40), { maxLength: 5 }),
         (tokens, cuts) => {
           const text = tokens.join("");
-          const points = [...new Set(cuts.map((c) => Math.min(c, text.length)))].sort((a, b) => a - b);
-          const parts = points
-            .map((point, i) => text.slice(points[i - 1] ?? 0, point))
-            .concat(text.slice(points.at(-1) ?? 0));
+          const parts = splitAt(text, cuts);
           const scanned = streamed(parts, { maxLineChars: 7 });
           expect(streamed(parts, { maxLineChars: 7 }, true, true)).toBe(scanned);
           expect(streamed(parts, { maxLineChars: 7 }, false, true)).toBe(scanned);
