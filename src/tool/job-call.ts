@@ -67,8 +67,9 @@ export async function runYieldingCall(
       // Ended in time: an ordinary call, no handle to collect.
       ctx.registry.remove(job.id, "its cells ended before yieldAfter and the call returned their result");
       delete result.details.job;
+      return result;
     }
-    return result;
+    return withJobNote(result);
   } finally {
     detach();
     ctx.signal?.removeEventListener("abort", onAbort);
@@ -99,7 +100,7 @@ export function continueJob(ctx: JobCallContext, input: EvalJobInput): Promise<E
         `it ended (${result.details.job?.state}) and its final result was already returned`,
       );
     }
-    return result;
+    return withJobNote(result);
   });
 }
 
@@ -107,4 +108,17 @@ function findJob(registry: JobRegistry, id: string): EvalJob {
   const job = registry.get(id);
   if (job instanceof EvalJob) return job;
   throw new EvalkitError("JOB_NOT_FOUND", `job ${id} was not started by an eval tool`, { job: id });
+}
+
+/** The handle in words: many clients show a model only the content, not `details`. */
+function withJobNote(result: EvalToolResult): EvalToolResult {
+  const job = result.details.job;
+  if (job === undefined) return result;
+  const text =
+    job.state === "running"
+      ? `[job ${job.id} running] the cells keep running; collect their new output with ` +
+        `{"job": "${job.id}", "wait": <seconds>} or stop them with {"job": "${job.id}", "cancel": true}`
+      : `[job ${job.id} ${job.state}] this is the job's final result`;
+  result.content.push({ type: "text", text });
+  return result;
 }
