@@ -1,5 +1,6 @@
 // The one place a kernel keeps a running cell's outputs: passed on live, retained with a bound on stream text.
 import type { CellErrorInfo, KernelOutput } from "../contracts/outputs.js";
+import { DisplayRetention } from "../output/display-retention.js";
 import type { ExecuteOptions, ExecuteOutcome } from "./kernel.js";
 
 /** Stream text a cell keeps in `outcome.outputs` unless the kernel is told otherwise (1 MiB). */
@@ -8,6 +9,7 @@ export const DEFAULT_RETAIN_STREAM_BYTES = 1024 * 1024;
 /** A cell between its execute request and its `done`. */
 export class CellRecord {
   readonly outputs: KernelOutput[] = [];
+  private readonly displays = new DisplayRetention(this.outputs);
   error: CellErrorInfo | undefined;
   private retainedStreamBytes = 0;
   private isTruncated = false;
@@ -25,7 +27,9 @@ export class CellRecord {
       this.error = { ename: output.ename, evalue: output.evalue, traceback: output.traceback };
     this.options.onOutput?.(output);
     if (output.type !== "stream") {
-      this.outputs.push(output);
+      // Displays are bounded too: a loop of large displays must not grow the host.
+      this.displays.keep(output);
+      if (this.displays.budget.dropped > 0) this.isTruncated = true;
       return;
     }
     this.retainedStreamBytes += output.text.length;

@@ -5,6 +5,7 @@ import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import type { CellErrorInfo, KernelOutput } from "../contracts/outputs.js";
 import { EvalkitError } from "../errors.js";
+import { DisplayRetention } from "../output/display-retention.js";
 import { resolveEvalkitHome } from "../runtime/python-candidates.js";
 import type { ExecuteOptions, ExecuteOutcome, Kernel, KernelExit } from "./kernel.js";
 import { LineReader } from "./line-reader.js";
@@ -64,6 +65,8 @@ interface RunningCell {
   nonce: string;
   options: ExecuteOptions;
   outputs: KernelOutput[];
+  /** Bounds the displays kept in `outputs` (a loop of large displays must not grow the host). */
+  displays: DisplayRetention<KernelOutput>;
   retainedStreamBytes: number;
   outputsTruncated: boolean;
   error?: CellErrorInfo;
@@ -226,11 +229,13 @@ export class PythonKernel implements Kernel {
     }
     const id = `${this.name}-${++this.cellSerial}`;
     return new Promise<ExecuteOutcome>((resolve, reject) => {
+      const outputs: KernelOutput[] = [];
       const cell: RunningCell = {
         id,
         nonce: randomBytes(12).toString("hex"),
         options,
-        outputs: [],
+        outputs,
+        displays: new DisplayRetention(outputs),
         retainedStreamBytes: 0,
         outputsTruncated: false,
         startedAt: performance.now(),
@@ -510,7 +515,8 @@ export class PythonKernel implements Kernel {
       cell.outputs.push({ type: "stream", name: output.name, text: output.text }); // the hint is for live use only
       return;
     }
-    cell.outputs.push(output);
+    cell.displays.keep(output);
+    if (cell.displays.budget.dropped > 0) cell.outputsTruncated = true;
   }
 
   private async answerCall(

@@ -1,6 +1,7 @@
 // What a cell's outcome is made of: timeout/cancel classification, notices, bounded outputs of a dying cell.
 import type { KernelOutput } from "../contracts/outputs.js";
 import type { ExecuteOutcome, KernelExit } from "../kernel/kernel.js";
+import { DisplayRetention } from "../output/display-retention.js";
 import { type CellWatchdog, describeTimeout } from "./idle-timeout.js";
 import type { SessionCellOutcome } from "./session-types.js";
 
@@ -13,13 +14,14 @@ export const RETAINED_OUTPUT_CHARS = 1024 * 1024;
 /** Outputs in order, stream text coalesced and capped; later streams past the cap are dropped. */
 export class RetainedOutputs {
   readonly items: KernelOutput[] = [];
+  private readonly displays = new DisplayRetention(this.items);
   private chars = 0;
 
   constructor(private readonly limit: number) {}
 
   add(output: KernelOutput): void {
     if (output.type !== "stream") {
-      this.items.push(output);
+      this.displays.keep(output);
       return;
     }
     if (this.chars >= this.limit) return;

@@ -18,6 +18,7 @@ import {
   renderBundleText,
   takeDisplayImage,
 } from "../output/display-render.js";
+import { DisplayRetention } from "../output/display-retention.js";
 import { toCellOutput } from "../output/display-updates.js";
 import { OutputSink, type OutputSinkOptions } from "../output/output-sink.js";
 import {
@@ -27,6 +28,7 @@ import {
   type StreamRedactor,
 } from "../output/redact.js";
 import { clampLine, keepEnds } from "../render/text-lines.js";
+import { applyFinalState } from "./final-state-view.js";
 import type { EvalOutputOptions } from "./tool-options.js";
 
 /** Default stream characters kept per cell in `details.cells[i].outputs`. */
@@ -56,6 +58,7 @@ export class CellCollector {
   private readonly redact: (text: string) => string;
   private readonly streamRedactors: Record<"stdout" | "stderr", StreamRedactor>;
   private outputs: CellOutput[] = [];
+  private retention = new DisplayRetention(this.outputs);
   private images: DisplayImage[] = [];
   private readonly retainLimit: number;
   private readonly maxImageBytes: number;
@@ -97,15 +100,15 @@ export class CellCollector {
     const output = toCellOutput(raw);
     switch (output.type) {
       case "status":
-        this.outputs.push(this.redactDeep(output) as CellOutput);
+        this.retention.keep(this.redactDeep(output) as CellOutput);
         return;
       case "clear_output":
         this.hasRewrites = true;
-        this.outputs.push(output);
+        this.retention.keep(output);
         return;
       case "error": {
         this.sawError = true;
-        this.outputs.push({ type: "error", ...boundErrorInfo(output, this.redact) });
+        this.retention.keep({ type: "error", ...boundErrorInfo(output, this.redact) });
         this.pushBlock(
           output.traceback.length > 0 ? output.traceback.join("\n") : `${output.ename}: ${output.evalue}`,
         );
@@ -120,7 +123,7 @@ export class CellCollector {
         const data = this.redactDeep(output.data) as MimeBundle;
         const kept = { ...output, data };
         if (output.metadata) kept.metadata = this.redactDeep(output.metadata) as Record<string, unknown>;
-        this.outputs.push(kept);
+        this.retention.keep(kept);
         const lines: string[] = [];
         const text = renderBundleText(output.data, this.renderOptions());
         if (text) lines.push(text);
@@ -148,6 +151,7 @@ export class CellCollector {
     const collected = this.finish();
     this.sink = new OutputSink(this.sinkOptions);
     this.outputs = [];
+    this.retention = new DisplayRetention(this.outputs);
     this.images = [];
     this.retainedChars = 0;
     this.isRetainCapped = false;
@@ -175,18 +179,18 @@ export class CellCollector {
       notices,
     };
     if (result.truncated) collected.truncated = result.truncated;
-    // Display updates and clear_output change what was shown earlier: when everything is still at hand,
-    // show the final state (as a notebook would) instead of every intermediate one.
-    if (this.hasRewrites && !result.truncated && !this.isRetainCapped) {
-      const parts = collectDisplayParts(this.outputs, this.renderOptions());
-      const sink = new OutputSink(this.sinkOptions);
-      sink.push(parts.text);
-      const final = sink.finish();
-      collected.text = final.text;
-      collected.images = parts.images; // takeDisplayImage already left out what is too large or too many
-      if (final.truncated) collected.truncated = final.truncated;
-    }
+    const dropped = this.retention.budget.describe("details.outputs");
+    if (dropped)
+      notices.push(`${dropped}${result.truncated ? ` (full output: ${result.truncated.artifact})` : ""}`);
+    if (this.hasRewrites)
+      applyFinalState(collected, result, this.finalStateParts(), this.sinkOptions, this.isRetainCapped);
     return collected;
+  }
+
+  private finalStateParts(): ReturnType<typeof collectDisplayParts> {
+    // With the stream text capped, the final state is of the displays only (the view keeps the streams' ends).
+    const outputs = this.isRetainCapped ? this.outputs.filter((o) => o.type !== "stream") : this.outputs;
+    return collectDisplayParts(outputs, this.renderOptions());
   }
 
   private renderOptions(): DisplayRenderOptions {
