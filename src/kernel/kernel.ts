@@ -1,5 +1,5 @@
 // The contract every kernel (Python subprocess, JS worker) fulfils, so sessions and the tool treat them alike.
-import type { CellLanguage } from "../contracts/cell-result.js";
+import type { CellLanguage, CellUsage } from "../contracts/cell-result.js";
 import type { CellErrorInfo, KernelOutput } from "../contracts/outputs.js";
 
 /** A call from cell code into the host (`agent()`, `completion()`, `tool.x()`...). */
@@ -44,6 +44,8 @@ export interface ExecuteOutcome {
   durationMs: number;
   /** True when stream text past the retention limit was passed to `onOutput` but not kept in `outputs`. */
   outputsTruncated?: boolean;
+  /** CPU time and peak memory of the kernel during the cell, when the kernel measures them. */
+  usage?: CellUsage;
 }
 
 /** Why a kernel process ended. */
@@ -54,6 +56,8 @@ export interface KernelExit {
   requested: boolean;
   /** Last lines the process wrote to its real stderr (runner diagnostics, interpreter crashes). */
   stderrTail: string;
+  /** A likely cause the kernel knows of (a resource limit it ran under), for the death notice. */
+  limitHint?: string;
 }
 
 /** One retained interpreter. */

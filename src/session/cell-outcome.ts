@@ -45,6 +45,7 @@ export function buildOutcome(
     notices: [],
   };
   if (result.error) outcome.error = result.error;
+  if (result.usage) outcome.usage = result.usage;
   // Once the budget ran out or the caller gave up, the cell did not end on its own terms even when it
   // reports `ok` (os.system() swallows SIGINT while its child dies of it): say so.
   if (abortCause === "timeout") {

@@ -31,7 +31,8 @@ export function trimStderrTail(tail: string | undefined): string | undefined {
 
 /** Notice for a cell whose kernel died while it ran. */
 export function describeDeathDuringCell(exit: KernelExit | undefined): string {
-  return `kernel died during the cell (${describeExitCause(exit)}); state was lost and the cell was not re-run`;
+  const hint = exit?.limitHint ? `; ${exit.limitHint}` : "";
+  return `kernel died during the cell (${describeExitCause(exit)}${hint}); state was lost and the cell was not re-run`;
 }
 
 /** Notice for the first cell after a retained kernel was replaced. */

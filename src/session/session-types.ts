@@ -1,5 +1,5 @@
 // Public shapes of the session layer: manager options, call and cell requests, and a cell's outcome.
-import type { CellLanguage } from "../contracts/cell-result.js";
+import type { CellLanguage, CellUsage } from "../contracts/cell-result.js";
 import type { CellErrorInfo, KernelOutput } from "../contracts/outputs.js";
 import type { Kernel, KernelExit } from "../kernel/kernel.js";
 import type { HostBridgeHandlers } from "./bridge-handlers.js";
@@ -113,4 +113,6 @@ export interface SessionCellOutcome {
   notices: string[];
   /** Set when the kernel process ended during the cell. */
   exit?: KernelExit;
+  /** What the kernel used during the cell (when it reported it). */
+  usage?: CellUsage;
 }
