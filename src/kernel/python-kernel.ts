@@ -137,7 +137,9 @@ export class PythonKernel implements Kernel {
   async start(): Promise<void> {
     if (this.child) throw new EvalkitError("KERNEL_START_FAILED", "kernel already started");
     if (this.options.sandbox && this.options.launcher?.length) {
-      throw new EvalkitError("INVALID_INPUT", "sandbox: cannot be combined with a launcher", { field: "sandbox" });
+      throw new EvalkitError("INVALID_INPUT", "sandbox: cannot be combined with a launcher", {
+        field: "sandbox",
+      });
     }
     const bwrap = this.options.sandbox ? await requireSandbox() : undefined;
     const { command, args } = this.buildCommand(bwrap);
@@ -636,7 +638,8 @@ export class PythonKernel implements Kernel {
     const limits = this.options.limits;
     if (!limits) return undefined;
     if (signal === "SIGXCPU" && limits.cpuSeconds) return `CPU time limit ${limits.cpuSeconds} s reached`;
-    if (limits.memoryMb) return `the kernel ran under a memory limit ${limits.memoryMb} MB, which it may have hit`;
+    if (limits.memoryMb)
+      return `the kernel ran under a memory limit ${limits.memoryMb} MB, which it may have hit`;
     return undefined;
   }
 

@@ -41,7 +41,18 @@ export interface SandboxCommandSpec {
 export function buildSandboxArgv(spec: SandboxCommandSpec): string[] {
   const args: string[] = [];
   for (const root of SYSTEM_ROOTS) addSystemRoot(args, root);
-  args.push("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/dev/shm", "--tmpfs", "/tmp", "--tmpfs", "/var/tmp");
+  args.push(
+    "--proc",
+    "/proc",
+    "--dev",
+    "/dev",
+    "--tmpfs",
+    "/dev/shm",
+    "--tmpfs",
+    "/tmp",
+    "--tmpfs",
+    "/var/tmp",
+  );
   const home = usableHome(spec.home);
   if (home !== undefined) args.push("--tmpfs", home);
   if (spec.sandbox.network) addResolverConfig(args);
@@ -49,7 +60,8 @@ export function buildSandboxArgv(spec: SandboxCommandSpec): string[] {
   const cwd = realOrSelf(spec.cwd);
   const writable = [cwd, ...spec.sandbox.writable.map(realOrSelf)];
   const readOnly = new Set<string>();
-  for (const executable of spec.executables) for (const prefix of installPrefixes(executable)) readOnly.add(prefix);
+  for (const executable of spec.executables)
+    for (const prefix of installPrefixes(executable)) readOnly.add(prefix);
   for (const extra of spec.readOnly ?? []) if (existsSync(extra)) readOnly.add(realOrSelf(extra));
   // Parents before children: a later mount of a parent would hide what was bound inside it.
   const roBinds = [...readOnly]

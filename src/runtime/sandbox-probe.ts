@@ -43,9 +43,13 @@ export function probeSandbox(
 export async function requireSandbox(env: NodeJS.ProcessEnv = process.env): Promise<string> {
   const probe = await probeSandbox(env);
   if (probe.ok) return probe.bwrap;
-  throw new EvalkitError("SANDBOX_UNAVAILABLE", `a sandbox was asked for but is not available: ${probe.reason}`, {
-    reason: probe.reason,
-  });
+  throw new EvalkitError(
+    "SANDBOX_UNAVAILABLE",
+    `a sandbox was asked for but is not available: ${probe.reason}`,
+    {
+      reason: probe.reason,
+    },
+  );
 }
 
 function tryBwrap(bwrap: string): Promise<SandboxProbe> {
@@ -85,7 +89,10 @@ function tryBwrap(bwrap: string): Promise<SandboxProbe> {
       }
       const said = stderr.trim().split("\n").pop() ?? "";
       const why = said || (signal ? `killed by ${signal}` : `exit code ${code}`);
-      resolve({ ok: false, reason: `${bwrap} cannot create a sandbox here (${why}); ${namespaceHint(said)}` });
+      resolve({
+        ok: false,
+        reason: `${bwrap} cannot create a sandbox here (${why}); ${namespaceHint(said)}`,
+      });
     });
   });
 }
