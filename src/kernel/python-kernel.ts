@@ -621,6 +621,7 @@ export class PythonKernel implements Kernel {
       signal: this.exitInfo?.signal ?? null,
       requested: this.exitInfo?.requested ?? this.shutdownRequested,
       stderrTail: this.stderrTail,
+      ...(this.exitInfo?.limitHint ? { limitHint: this.exitInfo.limitHint } : {}),
     };
   }
 
