@@ -19,6 +19,8 @@ export type EvalkitErrorCode =
   | "SANDBOX_UNAVAILABLE"
   | "ABORTED"
   | "DISPOSED"
+  | "SESSION_BUSY"
+  | "JOB_NOT_FOUND"
   | "INTERNAL";
 
 /** Extra facts attached to an error (exit code, stderr tail, offending field...). */

@@ -70,6 +70,8 @@ export interface PythonKernelInfo {
 
 interface RunningCell {
   id: string;
+  /** Secret sent with the execute request; result/error/done frames without it were forged by the cell. */
+  nonce: string;
   options: ExecuteOptions;
   outputs: KernelOutput[];
   retainedStreamBytes: number;
@@ -242,6 +244,7 @@ export class PythonKernel implements Kernel {
     return new Promise<ExecuteOutcome>((resolve, reject) => {
       const cell: RunningCell = {
         id,
+        nonce: randomBytes(12).toString("hex"),
         options,
         outputs: [],
         retainedStreamBytes: 0,
@@ -274,7 +277,7 @@ export class PythonKernel implements Kernel {
         finish();
         reject(err);
       };
-      const request: Record<string, unknown> = { id, code };
+      const request: Record<string, unknown> = { id, code, nonce: cell.nonce };
       if (options.silent) request.silent = true;
       if (options.storeHistory === false) request.storeHistory = false;
       if (options.cwd) request.cwd = options.cwd;
@@ -460,6 +463,13 @@ export class PythonKernel implements Kernel {
     }
     if (!cell || frame.id !== cell.id) return; // late frames of an abandoned cell
     cell.isStarted = true;
+    if (
+      (frame.type === "result" || frame.type === "error" || frame.type === "done") &&
+      frame.nonce !== cell.nonce
+    ) {
+      this.reportForgedFrame(cell, frame.type);
+      return;
+    }
     switch (frame.type) {
       case "started":
         return;
@@ -512,6 +522,12 @@ export class PythonKernel implements Kernel {
         });
         return;
     }
+  }
+
+  /** A frame that decides the cell's outcome came without the request's secret: the cell wrote it, not the runner. */
+  private reportForgedFrame(cell: RunningCell, type: string): void {
+    const text = `evalkit: ignored a "${type}" frame that did not carry this cell's secret: code in the cell wrote to the kernel's private protocol channel\n`;
+    this.addOutput(cell, { type: "stream", name: "stderr", text });
   }
 
   private addOutput(cell: RunningCell, output: KernelOutput): void {
@@ -589,8 +605,8 @@ export class PythonKernel implements Kernel {
 
   private onExitEvent(exitCode: number | null, signal: NodeJS.Signals | null): void {
     this.exitInfo = { exitCode, signal, requested: this.shutdownRequested, stderrTail: this.stderrTail };
-    const hint = this.shutdownRequested ? undefined : this.limitHint(signal);
-    if (hint !== undefined) this.exitInfo.limitHint = hint;
+    const cause = this.shutdownRequested ? undefined : this.limitCause(signal);
+    if (cause !== undefined) this.exitInfo.cause = cause;
     const cell = this.running;
     this.running = undefined;
     for (const resolve of this.completions.values()) resolve({ status: "invalid", indent: "" });
@@ -621,7 +637,7 @@ export class PythonKernel implements Kernel {
       signal: this.exitInfo?.signal ?? null,
       requested: this.exitInfo?.requested ?? this.shutdownRequested,
       stderrTail: this.stderrTail,
-      ...(this.exitInfo?.limitHint ? { limitHint: this.exitInfo.limitHint } : {}),
+      ...(this.exitInfo?.cause ? { cause: this.exitInfo.cause } : {}),
     };
   }
 
@@ -635,12 +651,12 @@ export class PythonKernel implements Kernel {
   }
 
   /** Why a death may have been a limit: the exit notice names the limit the kernel ran under. */
-  private limitHint(signal: NodeJS.Signals | null): string | undefined {
+  private limitCause(signal: NodeJS.Signals | null): string | undefined {
     const limits = this.options.limits;
     if (!limits) return undefined;
     if (signal === "SIGXCPU" && limits.cpuSeconds) return `CPU time limit ${limits.cpuSeconds} s reached`;
     if (limits.memoryMb)
-      return `the kernel ran under a memory limit ${limits.memoryMb} MB, which it may have hit`;
+      return `possibly out of memory: the kernel ran under a memory limit ${limits.memoryMb} MB`;
     return undefined;
   }
 

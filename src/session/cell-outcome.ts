@@ -84,14 +84,14 @@ export function buildAbortedBeforeStart(cause: AbortCause, watchdog: CellWatchdo
 export function exitFromError(err: { details: Record<string, unknown> }): KernelExit | undefined {
   const raw = err.details.exit;
   if (typeof raw === "object" && raw !== null && "requested" in raw) return raw as KernelExit;
-  const { exitCode, signal, stderrTail, requested, limitHint } = err.details;
+  const { exitCode, signal, stderrTail, requested, cause } = err.details;
   if (exitCode === undefined && signal === undefined) return undefined;
   return {
     exitCode: typeof exitCode === "number" ? exitCode : null,
     signal: typeof signal === "string" ? (signal as NodeJS.Signals) : null,
     requested: requested === true,
     stderrTail: typeof stderrTail === "string" ? stderrTail : "",
-    ...(typeof limitHint === "string" ? { limitHint } : {}),
+    ...(typeof cause === "string" ? { cause } : {}),
   };
 }
 

@@ -10,6 +10,8 @@ const STDERR_TAIL_MAX_LINES = 20;
  */
 export function describeExitCause(exit: KernelExit | undefined): string {
   if (!exit) return "unknown cause";
+  // The kernel knows better than its status: a memory limit it enforced ends it with SIGKILL or SIGABRT.
+  if (exit.cause) return exit.signal ? `${exit.cause}; signal ${exit.signal}` : exit.cause;
   if (exit.signal) {
     if (exit.signal === "SIGKILL" && !exit.requested) {
       return "signal SIGKILL: out of memory, or killed by another process";
@@ -31,8 +33,7 @@ export function trimStderrTail(tail: string | undefined): string | undefined {
 
 /** Notice for a cell whose kernel died while it ran. */
 export function describeDeathDuringCell(exit: KernelExit | undefined): string {
-  const hint = exit?.limitHint ? `; ${exit.limitHint}` : "";
-  return `kernel died during the cell (${describeExitCause(exit)}${hint}); state was lost and the cell was not re-run`;
+  return `kernel died during the cell (${describeExitCause(exit)}); state was lost and the cell was not re-run`;
 }
 
 /** Notice for the first cell after a retained kernel was replaced. */

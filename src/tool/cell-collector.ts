@@ -51,12 +51,12 @@ export interface CellCollectorOptions {
 
 /** One cell's collector. `add()` each output in order, `finish()` once. */
 export class CellCollector {
-  private readonly sink: OutputSink;
+  private sink: OutputSink;
   private readonly sinkOptions: OutputSinkOptions;
   private readonly redact: (text: string) => string;
   private readonly streamRedactors: Record<"stdout" | "stderr", StreamRedactor>;
-  private readonly outputs: CellOutput[] = [];
-  private readonly images: DisplayImage[] = [];
+  private outputs: CellOutput[] = [];
+  private images: DisplayImage[] = [];
   private readonly retainLimit: number;
   private readonly maxImageBytes: number;
   private retainedChars = 0;
@@ -118,7 +118,9 @@ export class CellCollector {
       case "result": {
         if (output.update) this.hasRewrites = true;
         const data = this.redactDeep(output.data) as MimeBundle;
-        this.outputs.push({ ...output, data });
+        const kept = { ...output, data };
+        if (output.metadata) kept.metadata = this.redactDeep(output.metadata) as Record<string, unknown>;
+        this.outputs.push(kept);
         const lines: string[] = [];
         const text = renderBundleText(output.data, this.renderOptions());
         if (text) lines.push(text);
@@ -136,6 +138,21 @@ export class CellCollector {
   /** The text so far (for live updates). */
   snapshot(): string {
     return this.sink.snapshot();
+  }
+
+  /**
+   * A job's return while the cell runs: hands over everything since the previous cut as if the cell had ended
+   * there (own text budget, own artifact) and starts afresh, so memory never holds more than one return's view.
+   */
+  cut(): CollectedCell {
+    const collected = this.finish();
+    this.sink = new OutputSink(this.sinkOptions);
+    this.outputs = [];
+    this.images = [];
+    this.retainedChars = 0;
+    this.isRetainCapped = false;
+    this.hasRewrites = false;
+    return collected;
   }
 
   /** Ends the cell: closes the sink (artifact) and returns text, outputs and images. */
@@ -236,7 +253,8 @@ export class CellCollector {
     if (Array.isArray(value)) return value.map((v) => this.redactDeep(v));
     if (value !== null && typeof value === "object") {
       const out: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(value)) out[k] = this.redactDeep(v, k);
+      // Keys too: `{"<token>": ...}` is as much a leak as a value.
+      for (const [k, v] of Object.entries(value)) out[this.redact(k)] = this.redactDeep(v, k);
       return out;
     }
     return value;

@@ -40,6 +40,11 @@ describe("eval input schema", () => {
     expect(input.cells[0]?.title).toBe("load [2/2] python done");
   });
 
+  it("clamps a long title like any long line, so headers stay short", () => {
+    const input = parseEvalInput(schema, { cells: [{ code: "1", title: "t".repeat(1_000_000) }] });
+    expect(input.cells[0]?.title).toBe(`${"t".repeat(200)}…[+999800 chars]`);
+  });
+
   it("accepts the older form with call-level timeout and reset and cells without a language", () => {
     const input = parseEvalInput(schema, { cells: [{ code: "print(1)" }], timeout: 12, reset: true });
     expect(input).toEqual({ cells: [{ code: "print(1)" }], timeout: 12, reset: true });
@@ -129,11 +134,16 @@ describe("eval input schema", () => {
 });
 
 describe("eval input JSON Schema", () => {
-  it("is a plain object schema without $schema, with cells required", () => {
+  it("is one flat object schema without $schema, where cells or job is given (a job call has no cells)", () => {
     const json = toInputJsonSchema(schema);
     expect(json.type).toBe("object");
     expect(json).not.toHaveProperty("$schema");
-    expect(json.required).toEqual(["cells"]);
+    // No top-level anyOf: several clients refuse it; the refinement names the missing field instead.
+    expect(json).not.toHaveProperty("anyOf");
+    expect(json.required ?? []).toEqual([]);
+    expect(Object.keys(json.properties as object)).toEqual(
+      expect.arrayContaining(["cells", "yieldAfter", "job", "wait", "cancel"]),
+    );
     const cells = (json.properties as Record<string, { type: string; minItems: number; items: unknown }>)
       .cells;
     expect(cells?.type).toBe("array");
@@ -168,7 +178,7 @@ describe("the code-only fast path", () => {
         const input = { cells: codes.map((code) => ({ code })) };
         const viaSchema = schema.parse(input);
         expect(parseEvalInput(schema, input)).toEqual({
-          cells: viaSchema.cells.map((c) => ({ code: c.code })),
+          cells: (viaSchema.cells ?? []).map((c) => ({ code: c.code })),
         });
       }),
     );
