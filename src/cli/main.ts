@@ -1,7 +1,7 @@
 // The `evalkit` command dispatcher: picks the subcommand and loads only the code it needs.
 
-import { readFileSync } from "node:fs";
 import { isEvalkitError } from "../errors.js";
+import { packageVersion } from "../runtime/package-root.js";
 
 const USAGE = `usage: evalkit <command> [options]
 
@@ -37,13 +37,6 @@ const defaultIo: CliIo = {
   stderr: (text) => process.stderr.write(text),
 };
 
-function readVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
-    version: string;
-  };
-  return pkg.version;
-}
-
 /** Run the CLI with `argv` (without node and script); resolves to the process exit code. */
 export async function main(argv: string[], io: CliIo = defaultIo): Promise<number> {
   const [command, ...rest] = argv;
@@ -75,7 +68,7 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
       }
       case "--version":
       case "-V":
-        io.stdout(`${readVersion()}\n`);
+        io.stdout(`${packageVersion()}\n`);
         return 0;
       case undefined:
       case "help":

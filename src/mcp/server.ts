@@ -1,5 +1,4 @@
 // The eval tool as an MCP server: tool `eval`, artifacts as resources, completion() over sampling, stdio lifecycle.
-import { readFileSync } from "node:fs";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
@@ -12,6 +11,7 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { EvalkitError } from "../errors.js";
+import { packageVersion } from "../runtime/package-root.js";
 import type { EvalTool } from "../tool/eval-tool.js";
 import { registerArtifactResources } from "./artifact-resources.js";
 import { runEvalToolCall } from "./eval-call.js";
@@ -39,20 +39,11 @@ const INSTRUCTIONS =
   "tool's text are stored in full and named `artifact://<id>`; read them as resources " +
   "(`artifact://<id>?offset=N&limit=N`) or from a cell with `output(id)`.";
 
-function readVersion(): string {
-  try {
-    const url = new URL("../../package.json", import.meta.url);
-    return (JSON.parse(readFileSync(url, "utf8")) as { version?: string }).version ?? "0.0.0";
-  } catch {
-    return "0.0.0";
-  }
-}
-
 /** Creates the server; throws EvalkitError INVALID_INPUT for bad options (a bad cwd, EVALKIT_PY=maybe...). */
 export function createEvalMcpServer(options: EvalMcpServerOptions = {}): EvalMcpServer {
   const config = resolveMcpServerOptions(options);
   const server = new Server(
-    { name: "evalkit", title: "evalkit", version: readVersion() },
+    { name: "evalkit", title: "evalkit", version: packageVersion() },
     {
       capabilities: { tools: {}, resources: { listChanged: true } },
       instructions: INSTRUCTIONS,
