@@ -1,7 +1,7 @@
 // The built package (scripts/build.mjs → dist/) is what users run: it works, exports what src/index.ts does,
 // finds python/ from its chunks, and loads the MCP SDK and acorn only on the paths that need them.
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -44,6 +44,27 @@ function holdsSdk(file: string): boolean {
   const text = readFileSync(file, "utf8");
   return SDK_MARKERS.some((marker) => text.includes(marker));
 }
+
+/** Every .ts file under src/. */
+function sourceFiles(dir = path.join(ROOT, "src")): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(full);
+    return entry.name.endsWith(".ts") ? [full] : [];
+  });
+}
+
+describe("the sources", () => {
+  it("import zod as a namespace, so the bundle keeps only the parts evalkit uses", () => {
+    // `import { z } from "zod"` makes esbuild keep all of zod (every locale: ~430 KB more to load at start).
+    const offenders = sourceFiles().filter((file) =>
+      /import\s*\{[^}]*\bz\b[^}]*\}\s*from\s*["']zod/.test(
+        readFileSync(file, "utf8").replace(/import\s+type\s*\{[^}]*\}[^;]*;/g, ""),
+      ),
+    );
+    expect(offenders.map((file) => path.relative(ROOT, file))).toEqual([]);
+  });
+});
 
 describe("the built package", () => {
   beforeAll(async () => {
