@@ -92,8 +92,11 @@ export type {
 /** A cell's time budget with reference-counted pause/resume; `clampTimeoutSec` applies the 1..max rule. */
 export { CellWatchdog, clampTimeoutSec } from "./session/idle-timeout.js";
 // The MCP server
-/** The eval tool as an MCP server (stdio): tool `eval`, `artifact://` resources, sampling-backed completion(). */
-export { createEvalMcpServer, runMcpServer } from "./mcp/server.js";
+/**
+ * The eval tool as an MCP server (stdio): tool `eval`, `artifact://` resources, sampling-backed completion().
+ * Both load the MCP SDK on first call, so `createEvalMcpServer` resolves asynchronously.
+ */
+export { createEvalMcpServer, runMcpServer } from "./mcp/lazy-entry.js";
 export type { EvalMcpServer, EvalMcpServerOptions, RunMcpServerOptions } from "./mcp/server.js";
 
 // Sessions, timeouts and the host bridge
