@@ -63,3 +63,20 @@ export function countOwnProcesses(): number {
   }
   return count;
 }
+
+/**
+ * The host pid of a process seen as `nsPid` inside a sandbox's PID namespace (its pid in `ready` frames), found
+ * among the kernel's tagged processes by the last entry of their `NSpid` line. Undefined when not found.
+ */
+export function hostPidInSandbox(tag: string, nsPid: number): number | undefined {
+  for (const pid of findTaggedProcesses(tag)) {
+    try {
+      const status = readFileSync(`/proc/${pid}/status`, "latin1");
+      const line = /^NSpid:\s*(.+)$/m.exec(status)?.[1]?.trim().split(/\s+/);
+      if (line && line.length > 1 && Number(line[line.length - 1]) === nsPid) return pid;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return undefined;
+}
