@@ -2,6 +2,7 @@
 import { parseArgs } from "node:util";
 import { EvalkitError } from "../errors.js";
 import { splitCommandLine } from "../tool/launcher.js";
+import { describeParseError } from "./args.js";
 
 export const REPL_USAGE = `usage: evalkit repl [options]
 
@@ -51,8 +52,7 @@ export function parseReplArgs(argv: string[]): ReplArgs {
       },
     }).values;
   } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    throw new EvalkitError("INVALID_INPUT", `repl: ${message}`);
+    throw new EvalkitError("INVALID_INPUT", `repl: ${describeParseError(err)}`);
   }
   const args: ReplArgs = { startInJs: values.js === true, isHelp: values.help === true };
   if (typeof values.python === "string") args.python = requireNonEmpty("--python", values.python);

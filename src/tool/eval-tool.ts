@@ -17,7 +17,7 @@ import {
   toInputJsonSchema,
 } from "./input-schema.js";
 import { buildContent } from "./result-content.js";
-import { type EvalProgress, type EvalToolResult, runEvalCall } from "./run-call.js";
+import { type EvalOutputEvent, type EvalProgress, type EvalToolResult, runEvalCall } from "./run-call.js";
 import { type EvalToolOptions, type ResolvedToolOptions, resolveToolOptions } from "./tool-options.js";
 
 /** Per-call context of `execute`. */
@@ -26,6 +26,8 @@ export interface EvalExecuteContext {
   signal?: AbortSignal;
   /** Partial results while cells run (throttled to one per `updateIntervalMs`). */
   onUpdate?: (progress: EvalProgress) => void;
+  /** Each output of the running cell as it arrives (redacted, unthrottled), for front ends that stream. */
+  onOutput?: (event: EvalOutputEvent) => void;
 }
 
 /** The eval tool: mount `name`, `description` and `inputSchema` in an agent framework; call `execute`. */
@@ -126,6 +128,7 @@ export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
         store: getStore(),
         redact,
         onUpdate: context.onUpdate,
+        onOutput: context.onOutput,
         updateIntervalMs: config.updateIntervalMs,
       });
       // Artifacts this tool handed out stay readable while it lives (pruning skips pinned ones).
