@@ -26,9 +26,9 @@ export type { EvalkitErrorCode, EvalkitErrorDetails } from "./errors.js";
 // Errors and the result contract
 /** The one error class evalkit throws, with a stable `code`; `isEvalkitError` narrows to it. */
 export { EvalkitError, isEvalkitError } from "./errors.js";
-export type { JsKernelOptions } from "./kernel/js-kernel.js";
-/** One retained JavaScript context in a worker thread. */
-export { JsKernel } from "./kernel/js-kernel.js";
+export type { JsKernelOptions } from "./kernel/js/js-kernel.js";
+/** One retained JavaScript context in its own `node` process. */
+export { JsKernel } from "./kernel/js/js-kernel.js";
 /** The contract both kernels fulfil. */
 export type {
   BridgeCall,
@@ -91,8 +91,11 @@ export type {
 /** A cell's time budget with reference-counted pause/resume; `clampTimeoutSec` applies the 1..max rule. */
 export { CellWatchdog, clampTimeoutSec } from "./session/idle-timeout.js";
 // The MCP server
-/** The eval tool as an MCP server (stdio): tool `eval`, `artifact://` resources, sampling-backed completion(). */
-export { createEvalMcpServer, runMcpServer } from "./mcp/server.js";
+/**
+ * The eval tool as an MCP server (stdio): tool `eval`, `artifact://` resources, sampling-backed completion().
+ * Both load the MCP SDK on first call, so `createEvalMcpServer` resolves asynchronously.
+ */
+export { createEvalMcpServer, runMcpServer } from "./mcp/lazy-entry.js";
 export type { EvalMcpServer, EvalMcpServerOptions, RunMcpServerOptions } from "./mcp/server.js";
 
 // Sessions, timeouts and the host bridge

@@ -1,6 +1,6 @@
 // JsKernel's constructor options and their validation.
 import type { ResourceLimits } from "node:worker_threads";
-import { z } from "zod";
+import * as z from "zod";
 import { EvalkitError } from "../errors.js";
 
 /** Options for {@link JsKernel}. */

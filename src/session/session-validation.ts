@@ -1,5 +1,5 @@
 // zod schemas for the session layer's public inputs; failures become INVALID_INPUT naming the field.
-import { z } from "zod";
+import * as z from "zod";
 import { EvalkitError } from "../errors.js";
 
 const fn = z.custom<(...args: never[]) => unknown>((value) => typeof value === "function", {

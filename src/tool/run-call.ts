@@ -20,6 +20,8 @@ export interface EvalProgress {
   details: EvalDetails;
   /** The cell running now and its output so far (bounded like the final text). */
   running?: { index: number; language: CellLanguage; title?: string; text: string; elapsedMs: number };
+  /** Cells of the whole call (a job's later returns hold fewer). */
+  totalCells?: number;
 }
 
 /** The result of an eval call. */
@@ -43,6 +45,18 @@ export interface RunCallContext {
   /** Each output of the running cell as it arrives, redacted (for front ends that stream, like `exec`). */
   onOutput?: ((event: EvalOutputEvent) => void) | undefined;
   updateIntervalMs: number;
+  /** A job watching the call (tool/eval-job.ts): each cell as it starts and as it ends. */
+  tap?: RunCallTap;
+}
+
+/** What a job sees of the call it runs in the background. */
+export interface RunCallTap {
+  /** The cell's collector is where a job cuts its returns from. */
+  cellStarted(cell: RunningCellInfo): void;
+  /** After the running cell's collector took an output. */
+  cellOutput(): void;
+  /** `content`: the cell's blocks as the call's result shows them. */
+  cellFinished(result: CellResult, content: EvalContent[]): void;
 }
 
 /** One output of a running cell, for {@link RunCallContext.onOutput}. */
@@ -81,6 +95,7 @@ export async function runEvalCall(ctx: RunCallContext): Promise<EvalToolResult> 
         });
         images.push([]);
         addContent();
+        ctx.tap?.cellFinished(cells[index]!, contents[index]!);
         continue;
       }
       const route = await ctx.backends.route(cell.language);
@@ -100,13 +115,15 @@ export async function runEvalCall(ctx: RunCallContext): Promise<EvalToolResult> 
         if (route.notice) notices.push(route.notice);
         const isReset = cell.reset === true || (input.reset === true && !resetDone.has(route.language));
         resetDone.add(route.language);
-        const updater = createUpdater(ctx, cells, contents, {
+        const running: RunningCellInfo = {
           index,
           language: route.language,
           title: cell.title,
           startedAt,
           collector,
-        });
+        };
+        ctx.tap?.cellStarted(running);
+        const updater = createUpdater(ctx, cells, contents, running);
         try {
           call ??= ctx.openCall();
           outcome = await call.run({
@@ -116,6 +133,7 @@ export async function runEvalCall(ctx: RunCallContext): Promise<EvalToolResult> 
             ...(isReset ? { reset: true } : {}),
             onOutput: (output) => {
               collector.add(output);
+              ctx.tap?.cellOutput();
               updater.schedule();
             },
           });
@@ -146,6 +164,7 @@ export async function runEvalCall(ctx: RunCallContext): Promise<EvalToolResult> 
       cells.push(result);
       images.push(collected.images);
       addContent();
+      ctx.tap?.cellFinished(result, contents[index]!);
       if (result.status !== "ok") {
         stopReason = `not run: cell ${index + 1} ended with status "${result.status}"`;
       }
@@ -178,7 +197,11 @@ function emit(
     const header = `[${running.index + 1}/${ctx.input.cells.length}] ${running.title ?? (running.language === "py" ? "python" : "javascript")} (running)`;
     content.push({ type: "text", text: running.text === "" ? header : `${header}\n${running.text}` });
   }
-  const progress: EvalProgress = { content, details: { ok: false, cells: [...cells] } };
+  const progress: EvalProgress = {
+    content,
+    details: { ok: false, cells: [...cells] },
+    totalCells: ctx.input.cells.length,
+  };
   if (running) progress.running = running;
   try {
     ctx.onUpdate(progress);
@@ -187,7 +210,8 @@ function emit(
   }
 }
 
-interface RunningCellInfo {
+/** The cell running now. */
+export interface RunningCellInfo {
   index: number;
   language: CellLanguage;
   title: string | undefined;

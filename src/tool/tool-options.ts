@@ -1,7 +1,7 @@
 // Options of createEvalTool: their shape, zod validation naming the option, and the EVALKIT_PY/EVALKIT_JS flags.
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import type { CellLanguage } from "../contracts/cell-result.js";
 import { EvalkitError } from "../errors.js";
 import type { HostBridgeHandlers } from "../session/bridge-handlers.js";

@@ -1,10 +1,11 @@
 // `evalkit exec`: cells from -c/FILE/--input, --json details, exit codes 0/1/2, one-line interpreter errors.
 import { spawnSync } from "node:child_process";
-import { existsSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { runExec } from "../../src/cli/exec.js";
+import { ensureBuilt } from "../helpers/build.js";
 import { captureIo } from "../tool/capture-io.js";
 import { cleanupTools, makeTempDir, TEST_PYTHON } from "../tool/tool-helpers.js";
 
@@ -170,12 +171,10 @@ describe("evalkit exec (in process)", () => {
 });
 
 describe("evalkit exec (the installed command)", () => {
-  beforeAll(() => {
-    // `npm test` builds first; a bare `vitest run` on a fresh clone builds here.
-    if (!existsSync(path.join(ROOT, "dist", "cli", "exec.js"))) {
-      spawnSync("npx", ["tsc", "-p", "tsconfig.build.json"], { cwd: ROOT, stdio: "ignore" });
-    }
-  }, 120_000);
+  beforeAll(async () => {
+    // `npm test` builds first; a bare `vitest run` on a stale or fresh tree builds the bundle here.
+    await ensureBuilt();
+  }, 180_000);
 
   const evalkit = (args: string[], input?: string) =>
     spawnSync(process.execPath, [path.join(ROOT, "bin", "evalkit.js"), ...args], {
@@ -195,7 +194,14 @@ describe("evalkit exec (the installed command)", () => {
     expect(details.cells.map((c: { text: string }) => c.text)).toEqual(["1\n", "2\n"]);
   });
 
-  it("survives a JS cell that sends SIGTERM to its own pid (the host's), reporting the refusal", () => {
+  it("survives a JS cell that signals the host, reporting the refusal", () => {
+    const run = evalkit(["exec", "--lang", "js", "-c", "process.kill(process.ppid, 'SIGTERM')"]);
+    expect(run.signal).toBeNull();
+    expect(run.status).toBe(1);
+    expect(run.stdout).toContain("would signal the evalkit host");
+  });
+
+  it("reports a JS cell that sends SIGTERM to its own pid as its kernel's death, and the host lives", () => {
     const run = evalkit([
       "exec",
       "--lang",
@@ -207,7 +213,7 @@ describe("evalkit exec (the installed command)", () => {
     ]);
     expect(run.signal).toBeNull();
     expect(run.status).toBe(1);
-    expect(run.stdout).toContain("would signal the evalkit host");
+    expect(run.stdout).toContain("kernel died (signal SIGTERM)");
   });
 
   it("exits 1 for a failing cell and 2 for invalid input, without stack traces", () => {

@@ -1,7 +1,16 @@
 // Rewrites a JS cell so top-level declarations land on the context's global (REPL-style) and top-level await works.
 
+import { createRequire } from "node:module";
 import type { Node as AcornNode, Options as AcornOptions, Program } from "acorn";
-import { parse } from "acorn";
+
+// acorn (~200 KB of parser) loads with the first JS cell, not with the package: most processes that import
+// evalkit never run one. Its CommonJS build is one file, so a synchronous require costs one read.
+const requireLazily = createRequire(import.meta.url);
+let acornParse: typeof import("acorn").parse | undefined;
+function parse(source: string, options: AcornOptions): Program {
+  acornParse ??= (requireLazily("acorn") as typeof import("acorn")).parse;
+  return acornParse(source, options);
+}
 
 /** A cell ready to run as a classic script in the kernel's vm context. */
 export interface RewrittenCell {
@@ -332,9 +341,10 @@ export function rewriteJsCell(source: string): RewrittenCell {
   }
   const { prefix } = rewriteAsync(source, program, edits);
   if (hasResult && last) {
-    const expression = last["expression"] as AnyNode;
-    edits.push({ start: expression.start, end: expression.start, text: "return (" });
-    edits.push({ start: expression.end, end: expression.end, text: ")" });
+    // Wrap the whole statement, parentheses included: `({a: 1})` must not become `return ({a: 1)})`.
+    const end = source[last.end - 1] === ";" ? last.end - 1 : last.end;
+    edits.push({ start: last.start, end: last.start, text: "return (" });
+    edits.push({ start: end, end, text: ")" });
   }
   const code = `${prefix}\n${applyEdits(source, edits)}\n})()`;
   const columnShifts = describeShifts(source, edits);
