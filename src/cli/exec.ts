@@ -12,6 +12,7 @@ import { checkFileSize, readFileLimited, readStreamLimited } from "./input-limit
 import { type Notebook, readNotebook } from "./notebook-cells.js";
 import { buildExecutedNotebook, writeFileAtomically } from "./notebook-output.js";
 import { ImageOutput } from "./repl-images.js";
+import { readSandboxArgs, SANDBOX_OPTIONS, SANDBOX_USAGE } from "./sandbox-args.js";
 import { decodeSourceFile } from "./source-decoding.js";
 
 export const EXEC_USAGE = `usage: evalkit exec [options] [-c CODE | FILE]...
@@ -32,7 +33,7 @@ the first cell that does not end ok stops the run.
   --cwd DIR            working directory of the kernels (default: the current directory)
   --python PATH        Python interpreter (default: EVALKIT_PYTHON, venvs, managed venv, PATH)
   --launcher PREFIX    run the interpreter through a command prefix, e.g. "docker exec -i box"
-  --json               print the result's details as one JSON object at the end (text mode streams instead)
+${SANDBOX_USAGE}  --json               print the result's details as one JSON object at the end (text mode streams instead)
   --images DIR         where text mode saves images, one line per image naming its file
                        (default $EVALKIT_HOME/images, EVALKIT_HOME defaulting to ~/.evalkit)
   -h, --help           this help
@@ -48,6 +49,7 @@ const OPTIONS = {
   cwd: { type: "string" },
   python: { type: "string" },
   launcher: { type: "string" },
+  ...SANDBOX_OPTIONS,
   json: { type: "boolean" },
   images: { type: "string" },
   "output-notebook": { type: "string" },
@@ -87,6 +89,7 @@ export async function runExec(argv: string[], io: CommandIo): Promise<number> {
       ...(values.python !== undefined ? { python: values.python } : {}),
       ...(values.cwd !== undefined ? { cwd: values.cwd } : {}),
       ...(values.launcher !== undefined ? { launcher: values.launcher } : {}),
+      ...readSandboxArgs(values),
     });
     const parsed = safeParseEvalInput(tool.zodSchema, rawInput);
     if (!parsed.ok) {
