@@ -5,6 +5,7 @@ export type {
   CellLanguage,
   CellResult,
   CellStatus,
+  CellUsage,
   EvalDetails,
   TruncationInfo,
 } from "./contracts/cell-result.js";
@@ -142,3 +143,6 @@ export type { EvalContent, EvalImageContent, EvalTextContent } from "./tool/resu
 export type { EvalProgress, EvalToolResult } from "./tool/run-call.js";
 /** Options of createEvalTool (interpreter, mode, backends, timeouts, handlers, output limits, launcher...). */
 export type { EvalOutputOptions, EvalToolOptions } from "./tool/tool-options.js";
+/** The sandbox and resource-limit options (docs/sandbox.md), and whether a sandbox can be had here. */
+export { probeSandbox, type SandboxProbe } from "./runtime/sandbox-probe.js";
+export type { ResourceLimits, SandboxOptions, SandboxSetting } from "./runtime/sandbox-types.js";

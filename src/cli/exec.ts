@@ -10,6 +10,7 @@ import { type CommandIo, parseCommandArgs, readNumberOption, UsageError } from "
 import { checkFileSize, readFileLimited, readStreamLimited } from "./input-limits.js";
 import { type Notebook, readNotebook } from "./notebook-cells.js";
 import { buildExecutedNotebook, writeFileAtomically } from "./notebook-output.js";
+import { readSandboxArgs, SANDBOX_OPTIONS, SANDBOX_USAGE } from "./sandbox-args.js";
 import { decodeSourceFile } from "./source-decoding.js";
 
 export const EXEC_USAGE = `usage: evalkit exec [options] [-c CODE | FILE]...
@@ -30,7 +31,7 @@ the first cell that does not end ok stops the run.
   --cwd DIR            working directory of the kernels (default: the current directory)
   --python PATH        Python interpreter (default: EVALKIT_PYTHON, venvs, managed venv, PATH)
   --launcher PREFIX    run the interpreter through a command prefix, e.g. "docker exec -i box"
-  --json               print the result's details as one JSON object
+${SANDBOX_USAGE}  --json               print the result's details as one JSON object
   -h, --help           this help
 
 exit status: 0 every cell ok, 1 some cell not ok (or no usable interpreter), 2 bad usage or invalid input
@@ -44,6 +45,7 @@ const OPTIONS = {
   cwd: { type: "string" },
   python: { type: "string" },
   launcher: { type: "string" },
+  ...SANDBOX_OPTIONS,
   json: { type: "boolean" },
   "output-notebook": { type: "string" },
   help: { type: "boolean", short: "h" },
@@ -82,6 +84,7 @@ export async function runExec(argv: string[], io: CommandIo): Promise<number> {
       ...(values.python !== undefined ? { python: values.python } : {}),
       ...(values.cwd !== undefined ? { cwd: values.cwd } : {}),
       ...(values.launcher !== undefined ? { launcher: values.launcher } : {}),
+      ...readSandboxArgs(values),
     });
     const parsed = safeParseEvalInput(tool.zodSchema, rawInput);
     if (!parsed.ok) {

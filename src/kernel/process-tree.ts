@@ -1,5 +1,5 @@
 // Finds what a Python kernel started through /proc (Linux), so processes that left its group die with it.
-import { closeSync, openSync, readdirSync, readSync } from "node:fs";
+import { closeSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 
 /** The environment variable the host sets on each runner; every process the kernel starts inherits it. */
 export const KERNEL_TAG_NAME = "EVALKIT_KERNEL_TAG";
@@ -86,4 +86,19 @@ export function killTaggedProcesses(tag: string): number {
     }
   }
   return killed;
+}
+
+/** Processes of this user on the host (RLIMIT_NPROC counts them all; a sandboxed runner sees only its own). */
+export function countOwnProcesses(): number {
+  const uid = process.getuid?.();
+  if (!hasProc || uid === undefined) return 0;
+  let count = 0;
+  for (const pid of listPids()) {
+    try {
+      if (statSync(`/proc/${pid}`).uid === uid) count++;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return count;
 }

@@ -27,6 +27,18 @@ export const sessionManagerOptionsSchema = z
     python: z.string().min(1).optional(),
     env: z.record(z.string(), z.string()).optional(),
     launcher: z.array(z.string()).optional(),
+    sandbox: z
+      .object({ network: z.boolean(), writable: z.array(z.string().min(1)) })
+      .strict()
+      .optional(),
+    limits: z
+      .object({
+        memoryMb: z.number().int().positive().optional(),
+        cpuSeconds: z.number().int().positive().optional(),
+        processes: z.number().int().positive().optional(),
+      })
+      .strict()
+      .optional(),
     resolveCacheMs: z.number().finite().min(0).optional(),
     idleEvictMs: positiveMs.optional(),
     maxKernels: z.number().int().min(1).optional(),

@@ -33,6 +33,7 @@ describe("evalkit exec (in process)", () => {
           durationMs: expect.any(Number),
           text: "1\n",
           outputs: [{ type: "stream", name: "stdout", text: "1\n" }],
+          usage: { cpuMs: expect.any(Number), peakRssBytes: expect.any(Number) },
         },
         {
           index: 1,
@@ -42,6 +43,7 @@ describe("evalkit exec (in process)", () => {
           durationMs: expect.any(Number),
           text: "2\n",
           outputs: [{ type: "result", data: { "text/plain": "2" } }],
+          usage: { cpuMs: expect.any(Number), peakRssBytes: expect.any(Number) },
         },
       ],
     });
