@@ -16,6 +16,7 @@ export type EvalkitErrorCode =
   | "PROTOCOL_ERROR"
   | "ARTIFACT_NOT_FOUND"
   | "CWD_INVALID"
+  | "SANDBOX_UNAVAILABLE"
   | "ABORTED"
   | "DISPOSED"
   | "SESSION_BUSY"

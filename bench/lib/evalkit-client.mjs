@@ -4,18 +4,12 @@ import { fileURLToPath } from "node:url";
 
 const DIST = new URL("../../dist/", import.meta.url);
 
-/** Imports createEvalTool and PythonKernel from dist/ (the public index when it exports them). */
+/** Imports createEvalTool and PythonKernel from the built package's main export (dist/index.js). */
 export async function loadEvalkit() {
-  if (!existsSync(fileURLToPath(new URL("tool/eval-tool.js", DIST)))) {
+  if (!existsSync(fileURLToPath(new URL("index.js", DIST)))) {
     throw new Error("dist/ is missing: run `npm run build` first (npm run bench does)");
   }
-  let index = {};
-  if (existsSync(fileURLToPath(new URL("index.js", DIST))))
-    index = await import(new URL("index.js", DIST).href);
-  const createEvalTool =
-    index.createEvalTool ?? (await import(new URL("tool/eval-tool.js", DIST).href)).createEvalTool;
-  const PythonKernel =
-    index.PythonKernel ?? (await import(new URL("kernel/python-kernel.js", DIST).href)).PythonKernel;
+  const { createEvalTool, PythonKernel } = await import(new URL("index.js", DIST).href);
   return { createEvalTool, PythonKernel };
 }
 

@@ -27,10 +27,25 @@ const ROWS = [
   },
   {
     id: "cli",
-    label: "Cold start, CLI: `evalkit exec -c 1+1` vs Node + L, process exit included",
+    label: "Whole process: `evalkit exec -c 1+1` vs Node + L, process exit included",
     unit: "ms",
+    target: { maxRatio: 1.5 },
   },
-  { id: "warm", label: "Warm `1+1` round trip (full eval tool stack)", unit: "ms", target: { maxRatio: 3 } },
+  {
+    id: "cli",
+    impl: "lib",
+    label: "Whole process: Node imports evalkit, `1+1` via createEvalTool, dispose, exit",
+    unit: "ms",
+    target: { maxRatio: 1.5 },
+  },
+  {
+    id: "cli",
+    impl: "mcp",
+    label: "`evalkit mcp`: spawn → `initialize` → first eval result",
+    unit: "ms",
+    target: { maxRatio: 1.5 },
+  },
+  { id: "warm", label: "Warm `1+1` round trip (full eval tool stack)", unit: "ms", target: { maxRatio: 2 } },
   { id: "warm", impl: "evalkit kernel", label: "Warm `1+1` round trip (PythonKernel only)", unit: "ms" },
   { id: "cells", label: "200-cell call, time per cell", unit: "ms" },
   {

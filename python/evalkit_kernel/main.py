@@ -7,7 +7,7 @@ import sys
 import threading
 import types
 
-from . import PROTOCOL_VERSION, bridge, fork_guard, guard, hooks, process_tree, reaper, state, stdin_policy
+from . import PROTOCOL_VERSION, bridge, fork_guard, guard, hooks, limits, process_tree, reaper, state, stdin_policy, usage
 from .channel_fds import move_high, reset_blocking
 from .capture import FdCapture, StreamRouter, enlarge_pipe, install_streams, restore_streams
 from .executor import Executor
@@ -20,6 +20,9 @@ def main(config=None):
     config = config or {}
     for name in config.get("dropEnv") or ():
         os.environ.pop(str(name), None)  # set by the host for this process only (malloc tuning)
+    limits.apply(config.get("limits"))
+    global _group_interrupts
+    _group_interrupts = bool(config.get("interruptGroup")) and limits.lead_own_group()
     trace = _make_trace() if os.environ.get("EVALKIT_PYTHON_IPC_TRACE") == "1" else None
     # High, close-on-exec numbers: a cell that closes low descriptors and opens files cannot take them over.
     proto_out = move_high(os.dup(1))
@@ -100,6 +103,7 @@ def _handle_execute(executor, request, requests):
         sys.stderr.write("evalkit: sys.%s was None or closed after an earlier cell; restored it\n" % name)
     state.router.fd_sync_due = 0.0
     outcome = None
+    meter = usage.CellMeter()
     try:
         _claim_sigint()
         _cell_serial += 1
@@ -139,8 +143,10 @@ def _handle_execute(executor, request, requests):
         state.sync_streams()
         requests.end_cell()
         done = {"type": "done", "id": cell_id, "status": status, "executionCount": count, "cancelled": cancelled}
+        done["usage"] = meter.finish()
         state.writer.send(state.with_nonce(done))
         state.set_cell(None)
+        usage.reset_peak()
         # After `done`, so the host is not kept waiting: undo what the cell may have done to fd 1/2.
         if state.fd_capture is not None:
             state.fd_capture.repair()
@@ -154,6 +160,7 @@ _starting = False  # an execute request was taken; the cell is being set up
 _interrupt_pending = False
 _early_interrupts = []  # ids of cells interrupted before they started (interrupt frames)
 _requests = None
+_group_interrupts = False  # sandboxed: the host's SIGINT cannot reach us, interrupt frames signal our group
 
 
 def _on_sigint(signum, frame):
@@ -201,7 +208,9 @@ def _interrupt_main(cell_id):
             _early_interrupts.append(str(cell_id))
             del _early_interrupts[:-16]
         return
-    if hasattr(signal, "pthread_kill"):
+    if _group_interrupts:
+        limits.interrupt_group()
+    elif hasattr(signal, "pthread_kill"):
         signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
     else:
         import _thread

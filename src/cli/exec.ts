@@ -1,21 +1,16 @@
 // `evalkit exec`: run -c/FILE/notebook cells (or the eval tool's JSON input) in fresh kernels and print what they did.
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { basename, dirname, extname } from "node:path";
 import type { CellResult, EvalDetails } from "../contracts/cell-result.js";
 import { isEvalkitError } from "../errors.js";
 import { renderToolCellHeader, renderToolCellOutput } from "../render/tool-render.js";
 import { createEvalTool, type EvalTool } from "../tool/eval-tool.js";
 import { type EvalInput, safeParseEvalInput } from "../tool/input-schema.js";
-import {
-  type CommandIo,
-  parseCommandArgs,
-  readNumberOption,
-  readStreamBytes,
-  readStreamText,
-  UsageError,
-} from "./args.js";
+import { type CommandIo, parseCommandArgs, readNumberOption, UsageError } from "./args.js";
+import { checkFileSize, readFileLimited, readStreamLimited } from "./input-limits.js";
 import { type Notebook, readNotebook } from "./notebook-cells.js";
 import { buildExecutedNotebook, writeFileAtomically } from "./notebook-output.js";
+import { readSandboxArgs, SANDBOX_OPTIONS, SANDBOX_USAGE } from "./sandbox-args.js";
 import { decodeSourceFile } from "./source-decoding.js";
 
 export const EXEC_USAGE = `usage: evalkit exec [options] [-c CODE | FILE]...
@@ -36,7 +31,7 @@ the first cell that does not end ok stops the run.
   --cwd DIR            working directory of the kernels (default: the current directory)
   --python PATH        Python interpreter (default: EVALKIT_PYTHON, venvs, managed venv, PATH)
   --launcher PREFIX    run the interpreter through a command prefix, e.g. "docker exec -i box"
-  --json               print the result's details as one JSON object
+${SANDBOX_USAGE}  --json               print the result's details as one JSON object
   -h, --help           this help
 
 exit status: 0 every cell ok, 1 some cell not ok (or no usable interpreter), 2 bad usage or invalid input
@@ -50,6 +45,7 @@ const OPTIONS = {
   cwd: { type: "string" },
   python: { type: "string" },
   launcher: { type: "string" },
+  ...SANDBOX_OPTIONS,
   json: { type: "boolean" },
   "output-notebook": { type: "string" },
   help: { type: "boolean", short: "h" },
@@ -88,6 +84,7 @@ export async function runExec(argv: string[], io: CommandIo): Promise<number> {
       ...(values.python !== undefined ? { python: values.python } : {}),
       ...(values.cwd !== undefined ? { cwd: values.cwd } : {}),
       ...(values.launcher !== undefined ? { launcher: values.launcher } : {}),
+      ...readSandboxArgs(values),
     });
     const parsed = safeParseEvalInput(tool.zodSchema, rawInput);
     if (!parsed.ok) {
@@ -174,6 +171,7 @@ async function buildRawInput(
         continue;
       }
       if (extname(token.value).toLowerCase() === ".ipynb") {
+        checkFileSize(token.value, "FILE");
         const fallback = values.lang === "js" || values.lang === "javascript" ? "js" : "py";
         const notebook = readNotebook(token.value, fallback);
         const slots: NotebookInput["slots"] = [];
@@ -254,22 +252,16 @@ function checkOutputNotebook(
 }
 
 function readSource(file: string, what = "FILE"): Buffer {
-  try {
-    return readFileSync(file);
-  } catch (err) {
-    const reason = (err as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : String(err);
-    throw new UsageError(`${what} ${JSON.stringify(file)}: cannot read (${reason})`);
-  }
+  return readFileLimited(file, what);
 }
 
 async function readStdinBytes(io: CommandIo, what: string): Promise<Buffer> {
   if (!io.stdin) throw new UsageError(`${what}: no standard input available`);
-  return readStreamBytes(io.stdin);
+  return readStreamLimited(io.stdin, `${what}: standard input`);
 }
 
 async function readStdin(io: CommandIo, what: string): Promise<string> {
-  if (!io.stdin) throw new UsageError(`${what}: no standard input available`);
-  return readStreamText(io.stdin);
+  return (await readStdinBytes(io, what)).toString("utf8");
 }
 
 /** One line explaining why Python cannot run, when some cell needs it; undefined when all is well. */

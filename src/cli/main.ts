@@ -1,7 +1,7 @@
 // The `evalkit` command dispatcher: picks the subcommand and loads only the code it needs.
 
-import { readFileSync } from "node:fs";
 import { isEvalkitError } from "../errors.js";
+import { packageVersion } from "../runtime/package-root.js";
 import { finishWithStdio, installStdioGuard, writeStderr, writeStdout } from "./stdio-guard.js";
 
 const USAGE = `usage: evalkit <command> [options]
@@ -26,13 +26,6 @@ export interface CliIo {
 installStdioGuard();
 
 const defaultIo: CliIo = { stdout: writeStdout, stderr: writeStderr };
-
-function readVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
-    version: string;
-  };
-  return pkg.version;
-}
 
 /** Run the CLI with `argv` (without node and script); resolves to the process exit code. */
 export async function main(argv: string[], io: CliIo = defaultIo): Promise<number> {
@@ -69,7 +62,7 @@ async function runCommand(argv: string[], io: CliIo): Promise<number> {
       }
       case "--version":
       case "-V":
-        io.stdout(`${readVersion()}\n`);
+        io.stdout(`${packageVersion()}\n`);
         return 0;
       case undefined:
       case "help":

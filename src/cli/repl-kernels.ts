@@ -1,17 +1,21 @@
 // The REPL's kernels: one retained Python kernel and one JS kernel (started on first use), restart and shutdown.
 import type { CellLanguage } from "../contracts/cell-result.js";
+import { EvalkitError } from "../errors.js";
 import type { JsKernel } from "../kernel/js/js-kernel.js";
 import type { Kernel } from "../kernel/kernel.js";
 import { PythonKernel } from "../kernel/python-kernel.js";
 import { buildKernelEnv } from "../runtime/child-env.js";
 import { filterEnv } from "../runtime/env-filter.js";
 import { resolvePython } from "../runtime/resolve-python.js";
+import type { ResolvedSandbox, ResourceLimits } from "../runtime/sandbox-types.js";
 import { type Completeness, checkJsComplete } from "./repl-completeness.js";
 
 export interface ReplKernelConfig {
   python?: string;
   cwd: string;
   launcher?: string[];
+  sandbox?: ResolvedSandbox;
+  limits?: ResourceLimits;
 }
 
 /** How the Python kernel was found, for the banner. */
@@ -47,6 +51,8 @@ export class ReplKernels {
       cwd: this.config.cwd,
       env,
       ...(this.config.launcher ? { launcher: this.config.launcher } : {}),
+      ...(this.config.sandbox ? { sandbox: this.config.sandbox } : {}),
+      ...(this.config.limits ? { limits: this.config.limits } : {}),
     });
     await kernel.start();
     this.python = kernel;
@@ -64,6 +70,12 @@ export class ReplKernels {
     if (language === "py") {
       if (this.python === undefined || !this.python.isAlive) await this.startPython();
       return this.python as PythonKernel;
+    }
+    if (this.config.sandbox) {
+      throw new EvalkitError(
+        "SANDBOX_UNAVAILABLE",
+        "JavaScript cells run in a worker thread of this process and cannot be sandboxed; leave --sandbox off for JS",
+      );
     }
     if (this.js === undefined) {
       // Loaded on first use: most sessions never leave Python, and the worker source is not small.

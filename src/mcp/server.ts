@@ -1,7 +1,5 @@
 // The eval tool as an MCP server: tool `eval`, artifacts as resources, completion() over sampling, stdio lifecycle.
-import { readFileSync } from "node:fs";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   CallToolRequestSchema,
@@ -12,11 +10,13 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { EvalkitError } from "../errors.js";
+import { packageVersion } from "../runtime/package-root.js";
 import type { EvalTool } from "../tool/eval-tool.js";
 import { registerArtifactResources } from "./artifact-resources.js";
 import { runEvalToolCall } from "./eval-call.js";
 import { createSamplingCompletion } from "./sampling-completion.js";
 import { type EvalMcpServerOptions, resolveMcpServerOptions } from "./server-options.js";
+import { BoundedStdioTransport } from "./stdio-transport.js";
 
 export type { EvalMcpServerOptions } from "./server-options.js";
 
@@ -39,20 +39,11 @@ const INSTRUCTIONS =
   "tool's text are stored in full and named `artifact://<id>`; read them as resources " +
   "(`artifact://<id>?offset=N&limit=N`) or from a cell with `output(id)`.";
 
-function readVersion(): string {
-  try {
-    const url = new URL("../../package.json", import.meta.url);
-    return (JSON.parse(readFileSync(url, "utf8")) as { version?: string }).version ?? "0.0.0";
-  } catch {
-    return "0.0.0";
-  }
-}
-
 /** Creates the server; throws EvalkitError INVALID_INPUT for bad options (a bad cwd, EVALKIT_PY=maybe...). */
 export function createEvalMcpServer(options: EvalMcpServerOptions = {}): EvalMcpServer {
   const config = resolveMcpServerOptions(options);
   const server = new Server(
-    { name: "evalkit", title: "evalkit", version: readVersion() },
+    { name: "evalkit", title: "evalkit", version: packageVersion() },
     {
       capabilities: { tools: {}, resources: { listChanged: true } },
       instructions: INSTRUCTIONS,
@@ -166,6 +157,8 @@ export interface RunMcpServerOptions extends EvalMcpServerOptions {
   stdout?: NodeJS.WritableStream;
   /** Close cleanly on SIGTERM/SIGINT/SIGHUP (default true when using the process's stdio). */
   handleSignals?: boolean;
+  /** Largest JSON-RPC message accepted from the client (default 32 MiB); a bigger one gets an error answer. */
+  maxMessageBytes?: number;
 }
 
 /**
@@ -173,7 +166,13 @@ export interface RunMcpServerOptions extends EvalMcpServerOptions {
  * down and resolves.
  */
 export async function runMcpServer(options: RunMcpServerOptions = {}): Promise<void> {
-  const { stdin = process.stdin, stdout = process.stdout, handleSignals, ...serverOptions } = options;
+  const {
+    stdin = process.stdin,
+    stdout = process.stdout,
+    handleSignals,
+    maxMessageBytes,
+    ...serverOptions
+  } = options;
   const isProcessStdio = stdout === process.stdout;
   const mcp = createEvalMcpServer(serverOptions);
   if (isProcessStdio) {
@@ -182,7 +181,11 @@ export async function runMcpServer(options: RunMcpServerOptions = {}): Promise<v
     console.info = console.error;
     console.debug = console.error;
   }
-  const transport = new StdioServerTransport(stdin as never, stdout as never);
+  const transport = new BoundedStdioTransport(
+    stdin,
+    stdout,
+    maxMessageBytes !== undefined ? { maxMessageBytes } : {},
+  );
   const onEnd = () => {
     void mcp.close();
   };

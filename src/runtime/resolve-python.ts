@@ -1,6 +1,6 @@
 // Chooses the Python interpreter: walk the candidates in order, run each once (cached), take the first that works.
 import path from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { EvalkitError } from "../errors.js";
 import { computeEnvAdditions } from "./child-env.js";
 import { filterEnv } from "./env-filter.js";

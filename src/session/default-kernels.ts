@@ -48,7 +48,22 @@ export function buildPlainEnv(extraEnv: Record<string, string>): Record<string, 
  * loop after an await can never honour an interrupt, so waiting 5 s would only waste the caller's time).
  */
 export const createDefaultKernel: KernelFactory = (spec: KernelSpec): Kernel => {
-  if (spec.language === "js") return new JsKernel({ cwd: spec.cwd, env: spec.env });
+  if (spec.language === "js") {
+    if (spec.sandbox) {
+      // The JS kernel is a worker thread of this process: no boundary can be put around it, so say so.
+      throw new EvalkitError(
+        "SANDBOX_UNAVAILABLE",
+        "a sandbox was asked for, but JavaScript cells run in a worker thread of the host process and cannot be sandboxed; use Python cells, or run without the sandbox",
+        { language: "js" },
+      );
+    }
+    const memoryMb = spec.limits?.memoryMb;
+    return new JsKernel({
+      cwd: spec.cwd,
+      env: spec.env,
+      ...(memoryMb ? { memoryMb: Math.max(64, memoryMb) } : {}),
+    });
+  }
   if (spec.interpreter === undefined) {
     throw new EvalkitError("INTERNAL", "a Python kernel spec without an interpreter");
   }
@@ -58,5 +73,7 @@ export const createDefaultKernel: KernelFactory = (spec: KernelSpec): Kernel => 
     env: spec.env,
     interruptGraceMs: spec.interruptGraceMs,
     ...(spec.launcher && spec.launcher.length > 0 ? { launcher: spec.launcher } : {}),
+    ...(spec.sandbox ? { sandbox: spec.sandbox } : {}),
+    ...(spec.limits ? { limits: spec.limits } : {}),
   });
 };

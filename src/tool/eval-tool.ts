@@ -4,6 +4,7 @@ import { EvalkitError } from "../errors.js";
 import { type ArtifactStore, createArtifactStore } from "../output/artifact-store.js";
 import { createRedactor } from "../output/redact.js";
 import { collectSecretValues, type SecretValue } from "../runtime/env-filter.js";
+import { requireSandbox } from "../runtime/sandbox-probe.js";
 import { ConcurrencyLimiter } from "../session/concurrency-limiter.js";
 import { SessionManager } from "../session/session-manager.js";
 import type { SessionManagerOptions } from "../session/session-types.js";
@@ -136,6 +137,8 @@ export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
     }
     try {
       if (isDisposed) throw new EvalkitError("DISPOSED", "the eval tool was disposed");
+      // Asked for and not available: the whole call fails, before any cell runs (never unsandboxed).
+      if (config.sandbox !== undefined) await requireSandbox();
       // A job may have started while this call waited for the previous one.
       assertSessionFree(manager.jobs, group);
       // Read (at most once a second): a secret set in the host environment after the tool was created is still hidden.
@@ -227,6 +230,8 @@ function buildManagerOptions(config: ResolvedToolOptions): SessionManagerOptions
   if (config.handlers !== undefined) options.bridge = config.handlers;
   if (config.interruptGraceMs !== undefined) options.interruptGraceMs = config.interruptGraceMs;
   if (config.createKernel !== undefined) options.createKernel = config.createKernel;
+  if (config.sandbox !== undefined) options.sandbox = config.sandbox;
+  if (config.limits !== undefined) options.limits = config.limits;
   return options;
 }
 

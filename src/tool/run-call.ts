@@ -151,6 +151,7 @@ export async function runEvalCall(ctx: RunCallContext): Promise<EvalToolResult> 
       if (outcome.error) result.error = boundErrorInfo(outcome.error, ctx.redact);
       if (collected.truncated) result.truncated = collected.truncated;
       if (allNotices.length > 0) result.notices = allNotices;
+      if (outcome.usage) result.usage = outcome.usage;
       cells.push(result);
       images.push(collected.images);
       addContent();

@@ -1,6 +1,6 @@
 // JsKernel's constructor options, their validation and defaults.
 import { totalmem } from "node:os";
-import { z } from "zod";
+import * as z from "zod";
 import { EvalkitError } from "../../errors.js";
 
 /** Options for {@link JsKernel}. */
