@@ -1,5 +1,5 @@
 // Finds what a Python kernel started through /proc (Linux), so processes that left its group die with it.
-import { closeSync, openSync, readdirSync, readSync, statSync } from "node:fs";
+import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
 
 /** The environment variable the host sets on each runner; every process the kernel starts inherits it. */
 export const KERNEL_TAG_NAME = "EVALKIT_KERNEL_TAG";
