@@ -140,7 +140,7 @@ export {
 /** Content blocks a model reads: text and base64 images. */
 export type { EvalContent, EvalImageContent, EvalTextContent } from "./tool/result-content.js";
 /** What `execute()` resolves to, and what `onUpdate` receives while cells run. */
-export type { EvalProgress, EvalToolResult } from "./tool/run-call.js";
+export type { EvalOutputEvent, EvalProgress, EvalToolResult } from "./tool/run-call.js";
 /** Options of createEvalTool (interpreter, mode, backends, timeouts, handlers, output limits, launcher...). */
 export type { EvalOutputOptions, EvalToolOptions } from "./tool/tool-options.js";
 /** The sandbox and resource-limit options (docs/sandbox.md), and whether a sandbox can be had here. */

@@ -7,7 +7,7 @@ import sys
 import threading
 import types
 
-from . import PROTOCOL_VERSION, bridge, fork_guard, hooks, limits, process_tree, state, stdin_policy, usage
+from . import PROTOCOL_VERSION, bridge, fork_guard, guard, hooks, limits, process_tree, reaper, state, stdin_policy, usage
 from .channel_fds import move_high, reset_blocking
 from .capture import FdCapture, StreamRouter, enlarge_pipe, install_streams, restore_streams
 from .executor import Executor
@@ -27,6 +27,8 @@ def main(config=None):
     # High, close-on-exec numbers: a cell that closes low descriptors and opens files cannot take them over.
     proto_out = move_high(os.dup(1))
     proto_in = move_high(os.dup(0))
+    guard.start(proto_out)  # before any thread exists: ends the kernel with the host even if C code holds the GIL
+    reaper.install()  # daemons a cell double-forks stay our descendants, so the kernel's end takes them along
     enlarge_pipe(proto_out)  # a 1 MB image frame then leaves in one write instead of 16 hand-offs
     _keep_fatal_errors_visible()
     devnull = os.open(os.devnull, os.O_RDONLY)
@@ -148,6 +150,7 @@ def _handle_execute(executor, request, requests):
         # After `done`, so the host is not kept waiting: undo what the cell may have done to fd 1/2.
         if state.fd_capture is not None:
             state.fd_capture.repair()
+        reaper.reap_adopted()
 
 
 # SIGINT: one permanent handler (no sigaction per cell): KeyboardInterrupt inside a cell, ignored between cells.
@@ -273,7 +276,7 @@ def _exit_now(code, graceful):
             pass
     state.kill_child_groups()
     try:
-        process_tree.kill_descendants()  # before our group goes: children in their own sessions too
+        process_tree.kill_descendants(spare=guard.guard_pid)  # before our group goes: children in own sessions too
     except BaseException:
         pass
     if hasattr(os, "getpgrp") and os.getpgrp() == os.getpid():

@@ -1,7 +1,7 @@
 // `evalkit mcp`: parse the flags and serve the eval tool over MCP on stdio until the client disconnects.
 import { isEvalkitError } from "../errors.js";
 import { runMcpServer } from "../mcp/server.js";
-import { parseCommandArgs, UsageError } from "./args.js";
+import { formatUsageError, parseCommandArgs, UsageError } from "./args.js";
 import { readSandboxArgs, SANDBOX_OPTIONS, SANDBOX_USAGE } from "./sandbox-args.js";
 
 export const MCP_USAGE = `usage: evalkit mcp [--python PATH] [--cwd DIR] [--launcher PREFIX] [--sandbox ...]
@@ -46,7 +46,7 @@ export async function runMcp(argv: string[]): Promise<number> {
     });
   } catch (err) {
     if (err instanceof UsageError) {
-      process.stderr.write(`evalkit mcp: ${err.message}\n(run "evalkit mcp --help" for the options)\n`);
+      process.stderr.write(formatUsageError("mcp", err.message));
       return 2;
     }
     if (isEvalkitError(err)) {

@@ -4,7 +4,7 @@ import { EvalkitError } from "../errors.js";
 import type { ResolvedSandbox, ResourceLimits, SandboxSetting } from "../runtime/sandbox-types.js";
 import { splitCommandLine } from "../tool/launcher.js";
 import { resolveSandbox } from "../tool/tool-options.js";
-import { UsageError } from "./args.js";
+import { describeParseError, UsageError } from "./args.js";
 import { readSandboxArgs, SANDBOX_OPTIONS, sandboxUsage } from "./sandbox-args.js";
 
 export const REPL_USAGE = `usage: evalkit repl [options]
@@ -58,8 +58,7 @@ export function parseReplArgs(argv: string[]): ReplArgs {
       },
     }).values as typeof values;
   } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    throw new EvalkitError("INVALID_INPUT", `repl: ${message}`);
+    throw new EvalkitError("INVALID_INPUT", `repl: ${describeParseError(err)}`);
   }
   const args: ReplArgs = { startInJs: values.js === true, isHelp: values.help === true };
   if (typeof values.python === "string") args.python = requireNonEmpty("--python", values.python);

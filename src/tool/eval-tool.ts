@@ -22,7 +22,13 @@ import {
 } from "./input-schema.js";
 import { assertSessionFree, continueJob, runYieldingCall, sessionGroup } from "./job-call.js";
 import { buildContent } from "./result-content.js";
-import { type EvalProgress, type EvalToolResult, type RunCallTap, runEvalCall } from "./run-call.js";
+import {
+  type EvalOutputEvent,
+  type EvalProgress,
+  type EvalToolResult,
+  type RunCallTap,
+  runEvalCall,
+} from "./run-call.js";
 import { type EvalToolOptions, type ResolvedToolOptions, resolveToolOptions } from "./tool-options.js";
 
 /** Per-call context of `execute`. */
@@ -31,6 +37,8 @@ export interface EvalExecuteContext {
   signal?: AbortSignal;
   /** Partial results while cells run (throttled to one per `updateIntervalMs`). */
   onUpdate?: (progress: EvalProgress) => void;
+  /** Each output of the running cell as it arrives (redacted, unthrottled), for front ends that stream. */
+  onOutput?: (event: EvalOutputEvent) => void;
 }
 
 /** The eval tool: mount `name`, `description` and `inputSchema` in an agent framework; call `execute`. */
@@ -164,6 +172,8 @@ export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
           store: getStore(),
           redact,
           onUpdate,
+          // A job's outputs are collected by its tap; only a direct call streams them to the caller.
+          ...(tap === undefined && context.onOutput ? { onOutput: context.onOutput } : {}),
           updateIntervalMs: config.updateIntervalMs,
           ...(tap ? { tap } : {}),
         });

@@ -67,8 +67,10 @@ describe("evalkit exec NOTEBOOK.ipynb", () => {
   it("shows each notebook cell under a header titled with the file name and code-cell number", async () => {
     const io = captureIo();
     expect(await runExec([ANALYSIS, ...PY], io)).toBe(1);
-    expect(io.out()).toMatch(/^\[1\/6\] notebook-analysis\.ipynb \[1\] \(py\) .*ok/);
-    expect(io.out()).toMatch(/\n\[5\/6\] notebook-analysis\.ipynb \[6\] \(py\) .*error/);
+    expect(io.out()).toMatch(/^\[1\/6\] notebook-analysis\.ipynb \[1\] \(py\)\nloaded 4 rows\n/);
+    expect(io.out()).toMatch(/\n\[5\/6\] notebook-analysis\.ipynb \[6\] \(py\)\nTraceback/);
+    expect(io.out()).toMatch(/\n\[error\] NameError: name 'regions' is not defined\n/);
+    expect(io.out()).toMatch(/\n\[6\/6\] notebook-analysis\.ipynb \[7\] \(py\) — skipped\n$/);
     expect(io.out()).not.toContain("Sales analysis");
   });
 
