@@ -140,6 +140,7 @@ def _handle_execute(executor, request, requests):
             sys.stderr.flush()
         except Exception:
             pass
+        _report_dropped_hooks()
         state.sync_streams()
         requests.end_cell()
         done = {"type": "done", "id": cell_id, "status": status, "executionCount": count, "cancelled": cancelled}
@@ -167,10 +168,33 @@ def _on_sigint(signum, frame):
     global _interrupt_pending
     if _in_cell:
         state.interrupt_seen = True
+        _drop_trace_hooks()
         raise KeyboardInterrupt()
     # Between cells a stray SIGINT is ignored, unless the host already sent the cell it meant to interrupt.
     if _starting or (_requests is not None and _requests.has_pending_input()):
         _interrupt_pending = True
+
+
+def _drop_trace_hooks():
+    # A cell's sys.settrace/sys.setprofile hook would also run for every line and call of the runner's own
+    # clean-up (traceback, frames): a slow one made an interrupted cell miss the grace and its kernel get killed.
+    # An interrupt removes it; a C-level profiler (cProfile) cannot be put back from Python anyway.
+    global _dropped_hooks
+    dropped = [name for name, get in (("settrace", sys.gettrace), ("setprofile", sys.getprofile)) if get() is not None]
+    if dropped:
+        sys.settrace(None)
+        sys.setprofile(None)
+        _dropped_hooks = dropped  # said on stderr as the cell ends (never write from inside a signal handler)
+
+
+_dropped_hooks = None
+
+
+def _report_dropped_hooks():
+    global _dropped_hooks
+    if _dropped_hooks:
+        names, _dropped_hooks = _dropped_hooks, None
+        state.router.write("stderr", "evalkit: the interrupt removed this cell's sys.%s hook\n" % " and sys.".join(names))
 
 
 def _claim_sigint():
