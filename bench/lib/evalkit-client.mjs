@@ -9,13 +9,13 @@ export async function loadEvalkit() {
   if (!existsSync(fileURLToPath(new URL("index.js", DIST)))) {
     throw new Error("dist/ is missing: run `npm run build` first (npm run bench does)");
   }
-  const { createEvalTool, PythonKernel } = await import(new URL("index.js", DIST).href);
-  return { createEvalTool, PythonKernel };
+  const { createEvalTool, PythonKernel, probeSandbox } = await import(new URL("index.js", DIST).href);
+  return { createEvalTool, PythonKernel, probeSandbox };
 }
 
 /** One eval tool in session mode with Python only, on the given interpreter. */
-export function createBenchTool(api, python, cwd) {
-  return api.createEvalTool({ python, cwd, js: false, defaultTimeout: 600, maxTimeout: 3600 });
+export function createBenchTool(api, python, cwd, extra = {}) {
+  return api.createEvalTool({ python, cwd, js: false, defaultTimeout: 600, maxTimeout: 3600, ...extra });
 }
 
 /** Runs cells through the tool; throws when a cell that should succeed did not. */

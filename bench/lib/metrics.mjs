@@ -43,6 +43,21 @@ function timeProcess(command, args, env) {
 }
 
 export async function coldStart(ctx) {
+  const probe = await ctx.api.probeSandbox();
+  const sandboxed = probe.ok
+    ? {
+        // The same cold start inside bubblewrap (docs/sandbox.md), compared with the unsandboxed one.
+        "evalkit sandboxed": async () => {
+          const t0 = nowMs();
+          const tool = createBenchTool(ctx.api, ctx.python, ctx.cwd, { sandbox: true });
+          assertOk(await tool.execute({ cells: [{ code: TRIVIAL }] }), "sandboxed cold start");
+          const ms = nowMs() - t0;
+          await tool.dispose();
+          return ms;
+        },
+      }
+    : {};
+  if (!probe.ok) process.stderr.write(`  sandboxed cold start skipped: ${probe.reason}\n`);
   return interleave(
     ctx.reps.cold,
     withJ(
@@ -65,6 +80,7 @@ export async function coldStart(ctx) {
           await tool.dispose();
           return ms;
         },
+        ...sandboxed,
       },
       async () => (await ctx.jupyter.call({ op: "cold" })).seconds * 1000,
     ),

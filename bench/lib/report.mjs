@@ -26,6 +26,14 @@ const ROWS = [
     target: { maxRatio: 1.5 },
   },
   {
+    id: "cold",
+    impl: "evalkit sandboxed",
+    base: "evalkit",
+    label: "Cold start in the sandbox (`sandbox: true`, bubblewrap); ratio column: sandboxed / unsandboxed",
+    unit: "ms",
+    target: { maxRatio: 1.3 },
+  },
+  {
     id: "cli",
     label: "Whole process: `evalkit exec -c 1+1` vs Node + L, process exit included",
     unit: "ms",
@@ -78,10 +86,10 @@ const ROWS = [
   },
 ];
 
-function judge(target, evalkit, vsL) {
+function judge(target, evalkit, vsL, base = "L") {
   if (!target || !evalkit || !Number.isFinite(evalkit.median)) return "";
   if (target.maxRatio !== undefined)
-    return `≤ ${target.maxRatio}× L: ${vsL <= target.maxRatio ? "✅" : "❌"}`;
+    return `≤ ${target.maxRatio}× ${base}: ${vsL <= target.maxRatio ? "✅" : "❌"}`;
   if (target.minRatio !== undefined)
     return `≥ ${target.minRatio}× L: ${vsL >= target.minRatio ? "✅" : "❌"}`;
   if (target.maxValue !== undefined)
@@ -113,10 +121,10 @@ export function renderMarkdown(report) {
     if (!set) continue;
     const evalkit = set[row.impl ?? "evalkit"];
     if (!evalkit) continue;
-    const vsL = ratio(evalkit, set.L);
+    const vsL = ratio(evalkit, set[row.base ?? "L"]);
     const jVs = ratio(set.J, evalkit);
     lines.push(
-      `| ${row.label} | ${cell(set.L, row.unit)} | ${cell(evalkit, row.unit)} | ${cell(set.J, row.unit)} | ${fmtRatio(vsL)} | ${fmtRatio(jVs)} | ${judge(row.target, evalkit, vsL)} |`,
+      `| ${row.label} | ${cell(set.L, row.unit)} | ${cell(evalkit, row.unit)} | ${cell(set.J, row.unit)} | ${fmtRatio(vsL)} | ${fmtRatio(jVs)} | ${judge(row.target, evalkit, vsL, row.base)} |`,
     );
   }
   if (results.gb) {

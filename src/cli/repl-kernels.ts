@@ -1,6 +1,5 @@
 // The REPL's kernels: one retained Python kernel and one JS kernel (started on first use), restart and shutdown.
 import type { CellLanguage } from "../contracts/cell-result.js";
-import { EvalkitError } from "../errors.js";
 import type { JsKernel } from "../kernel/js/js-kernel.js";
 import type { Kernel } from "../kernel/kernel.js";
 import { PythonKernel } from "../kernel/python-kernel.js";
@@ -71,16 +70,15 @@ export class ReplKernels {
       if (this.python === undefined || !this.python.isAlive) await this.startPython();
       return this.python as PythonKernel;
     }
-    if (this.config.sandbox) {
-      throw new EvalkitError(
-        "SANDBOX_UNAVAILABLE",
-        "JavaScript cells run in a worker thread of this process and cannot be sandboxed; leave --sandbox off for JS",
-      );
-    }
     if (this.js === undefined) {
       // Loaded on first use: most sessions never leave Python, and the worker source is not small.
       const { JsKernel } = await import("../kernel/js/js-kernel.js");
-      this.js = new JsKernel({ cwd: this.config.cwd, env: filterEnv(process.env) });
+      this.js = new JsKernel({
+        cwd: this.config.cwd,
+        env: filterEnv(process.env),
+        ...(this.config.sandbox ? { sandbox: this.config.sandbox } : {}),
+        ...(this.config.limits?.memoryMb ? { memoryMb: Math.max(64, this.config.limits.memoryMb) } : {}),
+      });
       this.nextCount.js = 1;
     }
     await this.js.start();

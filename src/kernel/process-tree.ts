@@ -1,5 +1,5 @@
 // Finds what a Python kernel started through /proc (Linux), so processes that left its group die with it.
-import { closeSync, openSync, readdirSync, readSync, statSync } from "node:fs";
+import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
 
 /** The environment variable the host sets on each runner; every process the kernel starts inherits it. */
 export const KERNEL_TAG_NAME = "EVALKIT_KERNEL_TAG";
@@ -101,4 +101,21 @@ export function countOwnProcesses(): number {
     }
   }
   return count;
+}
+
+/**
+ * The host pid of a process seen as `nsPid` inside a sandbox's PID namespace (its pid in `ready` frames), found
+ * among the kernel's tagged processes by the last entry of their `NSpid` line. Undefined when not found.
+ */
+export function hostPidInSandbox(tag: string, nsPid: number): number | undefined {
+  for (const pid of findTaggedProcesses(tag)) {
+    try {
+      const status = readFileSync(`/proc/${pid}/status`, "latin1");
+      const line = /^NSpid:\s*(.+)$/m.exec(status)?.[1]?.trim().split(/\s+/);
+      if (line && line.length > 1 && Number(line[line.length - 1]) === nsPid) return pid;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return undefined;
 }

@@ -49,19 +49,12 @@ export function buildPlainEnv(extraEnv: Record<string, string>): Record<string, 
  */
 export const createDefaultKernel: KernelFactory = (spec: KernelSpec): Kernel => {
   if (spec.language === "js") {
-    if (spec.sandbox) {
-      // The JS kernel is a worker thread of this process: no boundary can be put around it, so say so.
-      throw new EvalkitError(
-        "SANDBOX_UNAVAILABLE",
-        "a sandbox was asked for, but JavaScript cells run in a worker thread of the host process and cannot be sandboxed; use Python cells, or run without the sandbox",
-        { language: "js" },
-      );
-    }
     const memoryMb = spec.limits?.memoryMb;
     return new JsKernel({
       cwd: spec.cwd,
       env: spec.env,
       ...(memoryMb ? { memoryMb: Math.max(64, memoryMb) } : {}),
+      ...(spec.sandbox ? { sandbox: spec.sandbox } : {}),
     });
   }
   if (spec.interpreter === undefined) {

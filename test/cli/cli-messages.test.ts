@@ -5,6 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ensureBuilt } from "../helpers/build.js";
 import { findPyenvRoot } from "../helpers/interpreters.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -35,11 +36,7 @@ const OLD_PYTHON = findOldPython();
 const SUBCOMMANDS = [["exec"], ["repl"], ["mcp"], ["doctor"], ["setup", "python"], ["artifact"]];
 
 describe("evalkit command messages", () => {
-  beforeAll(() => {
-    if (!existsSync(path.join(ROOT, "dist", "cli", "main.js"))) {
-      spawnSync("npx", ["tsc", "-p", "tsconfig.build.json"], { cwd: ROOT, stdio: "ignore" });
-    }
-  }, 120_000);
+  beforeAll(ensureBuilt, 150_000);
 
   it("lists every subcommand's flags in the top-level --help, mcp --launcher included", () => {
     const top = evalkit(["--help"]);

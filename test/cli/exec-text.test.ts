@@ -5,6 +5,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { runExec } from "../../src/cli/exec.js";
+import { ensureBuilt } from "../helpers/build.js";
 import { captureIo } from "../tool/capture-io.js";
 import { cleanupTools, makeTempDir, TEST_PYTHON } from "../tool/tool-helpers.js";
 
@@ -17,12 +18,7 @@ const PNG_BASE64 =
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
 
 describe("evalkit exec text mode", () => {
-  beforeAll(async () => {
-    if (!existsSync(path.join(ROOT, "dist", "cli", "exec-text-output.js"))) {
-      const { spawnSync } = await import("node:child_process");
-      spawnSync("npx", ["tsc", "-p", "tsconfig.build.json"], { cwd: ROOT, stdio: "ignore" });
-    }
-  }, 120_000);
+  beforeAll(ensureBuilt, 150_000);
 
   it("saves each image to a file under --images and prints one line naming it", async () => {
     const dir = makeTempDir("exec-images");

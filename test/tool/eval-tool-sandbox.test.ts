@@ -1,4 +1,4 @@
-// The tool's sandbox and limits options end to end: memory limits, usage in results, SANDBOX_UNAVAILABLE, JS refusal.
+// The tool's sandbox and limits options end to end: memory limits, usage in results, SANDBOX_UNAVAILABLE, JS cells.
 import { afterEach, describe, expect, it } from "vitest";
 import { isEvalkitError } from "../../src/errors.js";
 import { probeSandbox } from "../../src/runtime/sandbox-probe.js";
@@ -81,11 +81,30 @@ describe.skipIf(noSandbox !== "")(`the sandbox option ${noSandbox}`, () => {
     expect(result.details.cells[0]?.text).toMatch(/, [0-9]\)\n$/); // a pid from the sandbox's own namespace
   });
 
-  it("refuses JavaScript cells instead of running them outside the sandbox", async () => {
-    const tool = makeTool({ cwd: makeTempDir("sbx-js"), sandbox: true });
-    const result = await tool.execute({ cells: [{ language: "js", code: "1 + 1" }] });
-    expect(result.details.cells[0]?.status).toBe("error");
-    expect(result.details.cells[0]?.error?.evalue).toContain("cannot be sandboxed");
+  it("runs JavaScript cells sandboxed the same way, interrupts included", async () => {
+    const cwd = makeTempDir("sbx-js");
+    const tool = makeTool({ cwd, sandbox: true });
+    const result = await tool.execute({
+      cells: [
+        {
+          language: "js",
+          code: "let kept = 5;\nconst fs = require('fs');\nlet wrote = true;\ntry { fs.writeFileSync('/usr/escaped.txt', 'x') } catch { wrote = false }\n[process.pid < 10, wrote, fs.existsSync('/root/.bash_history')]",
+        },
+      ],
+    });
+    expect(result.details.cells[0]).toMatchObject({ status: "ok", text: "[ true, false, false ]\n" });
+    expect(result.details.cells[0]?.usage?.peakRssBytes).toBeGreaterThan(0);
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 500);
+    const spun = await tool.execute(
+      { cells: [{ language: "js", code: "while (true) {}" }] },
+      {
+        signal: controller.signal,
+      },
+    );
+    expect(spun.details.cells[0]?.status).toBe("cancelled");
+    const next = await tool.execute({ cells: [{ language: "js", code: "kept" }] });
+    expect(next.details.cells[0]).toMatchObject({ status: "ok", text: "5\n" });
   });
 });
 
