@@ -187,6 +187,22 @@ describe("evalkit exec (the installed command)", () => {
       timeout: 60_000,
     });
 
+  it("refuses to run unsandboxed when --sandbox is asked for and bwrap is missing", () => {
+    const run = spawnSync(
+      process.execPath,
+      [path.join(ROOT, "bin", "evalkit.js"), "exec", "--sandbox", "-c", "1+1"],
+      {
+        cwd: ROOT,
+        encoding: "utf8",
+        env: { ...process.env, EVALKIT_PYTHON: TEST_PYTHON, PATH: makeTempDir("no-bwrap") },
+        timeout: 60_000,
+      },
+    );
+    expect(run.status).toBe(1);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toContain("a sandbox was asked for but is not available: bwrap was not found on PATH");
+  });
+
   it("npx evalkit exec -c 'print(1)' -c '1+1' --json prints the details object", () => {
     const run = evalkit(["exec", "-c", "print(1)", "-c", "1+1", "--json"]);
     expect(run.stderr).toBe("");

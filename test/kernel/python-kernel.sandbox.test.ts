@@ -168,6 +168,28 @@ describe.skipIf(noSandbox !== "")(`the sandbox, from inside a cell ${noSandbox}`
     expect(text(await kernel.execute("kept"))).toBe("7");
   });
 
+  it("kills a cell that ignores the interrupt after the grace, and leaves no process of the sandbox behind", async () => {
+    const kernel = await startKernel({
+      cwd: dirIn("ladder"),
+      env: hostEnv(),
+      sandbox: SANDBOX,
+      interruptGraceMs: 500,
+    });
+    const tag = await kernel.execute("import os\nprint(os.environ['EVALKIT_KERNEL_TAG'])");
+    await kernel.execute("import subprocess\nsubprocess.Popen(['sleep', '300'], start_new_session=True)");
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 300);
+    const stuck = kernel.execute(
+      "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass",
+      {
+        signal: controller.signal,
+      },
+    );
+    await expect(stuck).rejects.toMatchObject({ code: "KERNEL_DIED" });
+    const { findTaggedProcesses } = await import("../../src/kernel/process-tree.js");
+    await vi.waitFor(() => expect(findTaggedProcesses(text(tag).trim())).toEqual([]), { timeout: 5000 });
+  });
+
   it("resolves a venv inside the cwd and imports from its site-packages", async () => {
     const cwd = dirIn("venv-project");
     const python = (await import("../helpers/python.js")).TEST_PYTHON;
@@ -191,4 +213,34 @@ describe.skipIf(noSandbox !== "")(`the sandbox, from inside a cell ${noSandbox}`
     );
     expect(text(outcome)).toBe(`${join(cwd, ".venv")} from the venv\n`);
   });
+});
+
+describe.skipIf(noSandbox !== "")(`pip inside the sandbox ${noSandbox}`, () => {
+  it("installs from local wheels into a venv inside the cwd, without network", async (ctx) => {
+    const cwd = dirIn("pip-project");
+    const python = (await import("../helpers/python.js")).TEST_PYTHON;
+    const run = (command: string, args: string[]) =>
+      new Promise<number | null>((resolve) => {
+        const child = spawn(command, args, { stdio: "ignore", cwd });
+        child.once("exit", (code) => resolve(code));
+      });
+    expect(await run(python, ["-m", "venv", join(cwd, ".venv")])).toBe(0);
+    // The wheel comes from wherever the host's pip gets packages (outside the sandbox, before it starts).
+    const pip = join(cwd, ".venv", "bin", "pip");
+    if ((await run(pip, ["download", "--quiet", "--no-deps", "-d", join(cwd, "wheels"), "six"])) !== 0) {
+      ctx.skip(
+        "the host's pip cannot download six (no index reachable), so there is no local wheel to install",
+      );
+    }
+    const kernel = await startKernel({
+      python: join(cwd, ".venv", "bin", "python"),
+      cwd,
+      env: hostEnv(),
+      sandbox: SANDBOX,
+    });
+    const install = await kernel.execute("%pip install --quiet --no-index --find-links wheels six");
+    expect(install.status).toBe("ok");
+    const imported = await kernel.execute("import six, sys\nsix.__file__.startswith(sys.prefix)");
+    expect(text(imported)).toBe("True");
+  }, 180_000);
 });

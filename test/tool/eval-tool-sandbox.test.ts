@@ -33,6 +33,18 @@ describe("resource limits", () => {
   });
 });
 
+describe("CPU limit", () => {
+  it("ends a kernel past cpuSeconds with a died notice naming the limit, and the next call works", async () => {
+    const tool = makeTool({ cwd: makeTempDir("limits-cpu"), limits: { cpuSeconds: 1 } });
+    const result = await tool.execute({ cells: [{ code: "while True:\n    pass", timeout: 60 }] });
+    const cell = result.details.cells[0]!;
+    expect(cell.status).toBe("died");
+    expect(cell.notices?.join("\n")).toContain("CPU time limit 1 s reached");
+    const next = await tool.execute({ cells: [{ code: "1 + 1" }] });
+    expect(next.details.cells[0]).toMatchObject({ status: "ok", text: "2\n" });
+  });
+});
+
 describe("usage", () => {
   it("reports each cell's CPU time and peak memory, children included", async () => {
     const tool = makeTool({ cwd: makeTempDir("usage") });
