@@ -61,6 +61,13 @@ class _IPythonShim(object):
         self.getoutput = shell.getoutput
         self.user_ns = namespace
 
+    @property
+    def display_formatter(self):
+        """IPython's DisplayFormatter: .formatters[mime].for_type(...), .enabled, .ipython_display_formatter."""
+        from .. import display_formatters
+
+        return display_formatters.get()
+
     def __repr__(self):
         return "<evalkit shell (get_ipython() for code written for IPython)>"
 

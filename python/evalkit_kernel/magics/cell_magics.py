@@ -175,22 +175,20 @@ def cell_writefile(ctx):
         handle.write(body)
 
 
-def _display_magic(name, mime, summary, with_text=True):
+def _display_magic(name, mime, cls, summary):
     def show(ctx):
         from .. import state
 
-        bundle = {mime: ctx.body}
-        if with_text:
-            bundle["text/plain"] = ctx.body
-        state.emit_display(bundle)
+        # IPython displays an HTML/Markdown/... object: its text/plain is the object's repr, not the body.
+        state.emit_display({mime: ctx.body, "text/plain": "<IPython.core.display.%s object>" % cls})
 
     show.__doc__ = "%%%%%s: display the body as %s." % (name, mime)
     cell_magic(name, summary=summary)(show)
 
 
-_display_magic("html", "text/html", "display the cell as HTML", with_text=False)
-_display_magic("markdown", "text/markdown", "display the cell as Markdown")
-_display_magic("latex", "text/latex", "display the cell as LaTeX")
-_display_magic("svg", "image/svg+xml", "display the cell as SVG", with_text=False)
-_display_magic("javascript", "application/javascript", "show the cell as JavaScript (not run)")
-_display_magic("js", "application/javascript", "same as %%javascript")
+_display_magic("html", "text/html", "HTML", "display the cell as HTML")
+_display_magic("markdown", "text/markdown", "Markdown", "display the cell as Markdown")
+_display_magic("latex", "text/latex", "Latex", "display the cell as LaTeX")
+_display_magic("svg", "image/svg+xml", "SVG", "display the cell as SVG")
+_display_magic("javascript", "application/javascript", "Javascript", "show the cell as JavaScript (not run)")
+_display_magic("js", "application/javascript", "Javascript", "same as %%javascript")
