@@ -31,11 +31,15 @@ _MAX_JSON_DEPTH = 64
 _LIBRARY_KINDS = {
     ("pandas.core.frame", "DataFrame"): "dataframe",
     ("pandas.core.series", "Series"): "series",
+    ("pandas", "DataFrame"): "dataframe",  # pandas 3 sets __module__ to the package
+    ("pandas", "Series"): "series",
+    ("polars.dataframe.frame", "DataFrame"): "polars_frame",
+    ("polars.series.series", "Series"): "polars_series",
     ("PIL.Image", "Image"): "pil",
     ("matplotlib.figure", "Figure"): "figure",
     ("plotly.basedatatypes", "BaseFigure"): "plotly",
 }
-_LIBRARY_ROOTS = ("pandas", "PIL", "matplotlib", "plotly")
+_LIBRARY_ROOTS = ("pandas", "PIL", "matplotlib", "plotly", "polars")
 
 # Figures displayed during the running cell: id -> weakref. The end-of-cell flush skips them unless redrawn.
 _shown_figures = {}

@@ -99,10 +99,35 @@ def cell_script(ctx):
     options = _parse_script_options(ctx.args)
     if not options["program"]:
         raise UsageError("usage: %%script PROGRAM")
-    program = options["program"]
+    _run_program(ctx, options, options["program"])
+
+
+def _run_program(ctx, options, program):
     if program in ("python", "python3"):
-        program = sys.executable
-    _store_and_check(ctx, options, program, *run_script(program, ctx.body, options))
+        program = sys.executable  # the kernel's own interpreter, with the packages this session sees
+    try:
+        result = run_script(program, ctx.body, options)
+    except OSError:
+        print("Couldn't find program: %r" % program)  # IPython's words; the cell still succeeds
+        return
+    _store_and_check(ctx, options, program, *result)
+
+
+def _interpreter_magic(name):
+    def run(ctx):
+        options = _parse_script_options(ctx.args)
+        if options["program"] is not None:
+            raise UsageError("%%%%%s takes no program argument (use %%%%script PROGRAM)" % name)
+        _run_program(ctx, options, name)
+
+    run.__doc__ = "%%%%%s [--out NAME] [--no-raise-error]: run the body with %s (like %%%%script %s)." % (
+        name, name, name)
+    cell_magic(name, summary="run the cell with %s" % name)(run)
+
+
+# IPython's script magics named after their interpreter (%%bash and %%sh are above).
+for _interpreter in ("perl", "ruby", "python", "python2", "python3", "pypy"):
+    _interpreter_magic(_interpreter)
 
 
 @cell_magic("capture", summary="capture the cell's output into a variable: %%capture [name]")
@@ -150,6 +175,7 @@ def cell_capture(ctx):
             ctx.globals[names[0]] = captured
 
 
+@cell_magic("file", summary="same as %%writefile")
 @cell_magic("writefile", summary="write the cell to a file: %%writefile [-a] PATH")
 def cell_writefile(ctx):
     """%%writefile [-a] PATH: write (or with -a append) the body to PATH; a final newline is ensured."""
