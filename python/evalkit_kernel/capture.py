@@ -11,6 +11,7 @@ import time
 
 _monotonic = time.monotonic
 
+from .channel_fds import private_pipe
 from .threads import start_daemon
 
 CHUNK_CHARS = 32 * 1024  # bigger frames were measured much slower in the child
@@ -241,7 +242,7 @@ class FdCapture(object):
         router.fd_sync = self.sync
 
     def _open_pipe(self, fd):
-        read_fd, write_fd = os.pipe()
+        read_fd, write_fd = private_pipe()  # high numbers: a cell closing low descriptors leaves them alone
         enlarge_pipe(read_fd)
         # The drain reads only after poll() says so; non-blocking keeps a read (and its lock) from ever hanging.
         os.set_blocking(read_fd, False)

@@ -8,6 +8,7 @@ import threading
 import types
 
 from . import PROTOCOL_VERSION, bridge, fork_guard, hooks, process_tree, state, stdin_policy
+from .channel_fds import move_high, reset_blocking
 from .capture import FdCapture, StreamRouter, enlarge_pipe, install_streams, restore_streams
 from .executor import Executor
 from .protocol import FrameReader, FrameWriter, RequestChannel
@@ -20,8 +21,9 @@ def main(config=None):
     for name in config.get("dropEnv") or ():
         os.environ.pop(str(name), None)  # set by the host for this process only (malloc tuning)
     trace = _make_trace() if os.environ.get("EVALKIT_PYTHON_IPC_TRACE") == "1" else None
-    proto_out = os.dup(1)
-    proto_in = os.dup(0)
+    # High, close-on-exec numbers: a cell that closes low descriptors and opens files cannot take them over.
+    proto_out = move_high(os.dup(1))
+    proto_in = move_high(os.dup(0))
     enlarge_pipe(proto_out)  # a 1 MB image frame then leaves in one write instead of 16 hand-offs
     _keep_fatal_errors_visible()
     devnull = os.open(os.devnull, os.O_RDONLY)
@@ -88,7 +90,8 @@ def _handle_execute(executor, request, requests):
     cell_id = str(request.get("id"))
     _apply_context(request.get("cwd"), request.get("env"))
     stdin_policy.keep_getpass_patched()
-    state.set_cell(cell_id, bool(request.get("allowStdin")))
+    reset_blocking()  # a child of an earlier cell (node) may have left fd 1/2 non-blocking
+    state.set_cell(cell_id, bool(request.get("allowStdin")), request.get("nonce"))
     state.writer.send({"type": "started", "id": cell_id}, hold=True)  # out with the first frame or tick
     state.router.flush()  # output written between cells belongs to this one
     for name in restore_streams():
@@ -133,9 +136,8 @@ def _handle_execute(executor, request, requests):
             pass
         state.sync_streams()
         requests.end_cell()
-        state.writer.send(
-            {"type": "done", "id": cell_id, "status": status, "executionCount": count, "cancelled": cancelled}
-        )
+        done = {"type": "done", "id": cell_id, "status": status, "executionCount": count, "cancelled": cancelled}
+        state.writer.send(state.with_nonce(done))
         state.set_cell(None)
         # After `done`, so the host is not kept waiting: undo what the cell may have done to fd 1/2.
         if state.fd_capture is not None:
@@ -299,7 +301,7 @@ def _keep_fatal_errors_visible():
     try:
         import faulthandler
 
-        _fatal_stream = os.fdopen(os.dup(2), "w")
+        _fatal_stream = os.fdopen(move_high(os.dup(2)), "w")
         faulthandler.enable(_fatal_stream)
     except (ImportError, OSError, ValueError, AttributeError):
         _fatal_stream = None
@@ -309,7 +311,7 @@ _fatal_stream = None
 
 
 def _make_trace():
-    real_stderr = os.dup(2)
+    real_stderr = move_high(os.dup(2))
 
     def trace(data):
         text = data[:300].decode("ascii", "replace").rstrip("\n")

@@ -5,6 +5,7 @@ import math
 import os
 import threading
 
+from .channel_fds import private_pipe
 from .json_codec import dumps as _encode_fast
 from .json_codec import loads as _decode
 
@@ -238,7 +239,7 @@ class RequestChannel(object):
         self._reading = False  # the helper owns the reader
         self._urgent = False
         self._queue = []
-        self._wake_r, self._wake_w = os.pipe()
+        self._wake_r, self._wake_w = private_pipe()
         start_daemon(self._helper_loop, "evalkit-reader")
 
     def next_request(self):

@@ -34,11 +34,24 @@ def current_cell_id():
 interrupt_seen = False
 
 
-def set_cell(cell_id, allow_stdin=False):
-    global _cell_id, _allow_stdin, interrupt_seen
+def set_cell(cell_id, allow_stdin=False, nonce=None):
+    global _cell_id, _allow_stdin, _nonce, interrupt_seen
     _cell_id = cell_id
     _allow_stdin = allow_stdin
+    _nonce = nonce if isinstance(nonce, str) else None
     interrupt_seen = False
+
+
+# The execute request's secret, echoed on the frames that decide a cell's outcome (result, error, done), so
+# the host can tell them from frames a cell forged on a protocol descriptor it found (docs/protocol.md).
+_nonce = None
+_NONCE_FRAMES = ("result", "error", "done")
+
+
+def with_nonce(frame):
+    if _nonce is not None and frame.get("type") in _NONCE_FRAMES:
+        frame["nonce"] = _nonce
+    return frame
 
 
 def execution_count():
@@ -79,7 +92,7 @@ def send_output(frame, hold=False):
     if router.sinks:
         router.sinks[-1].on_output(frame)
     else:
-        writer.send(frame, hold)
+        writer.send(with_nonce(frame), hold)
 
 
 def emit_display(bundle, metadata=None, display_id=None, update=False, kind="display"):

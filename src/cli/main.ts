@@ -2,6 +2,7 @@
 
 import { readFileSync } from "node:fs";
 import { isEvalkitError } from "../errors.js";
+import { finishWithStdio, installStdioGuard, writeStderr, writeStdout } from "./stdio-guard.js";
 
 const USAGE = `usage: evalkit <command> [options]
 
@@ -22,20 +23,9 @@ export interface CliIo {
   stderr: (text: string) => void;
 }
 
-// `evalkit exec nb.ipynb --output-notebook out.ipynb | head`: once the reader is gone, output is dropped and
-// the run goes on (the notebook is still written), instead of an unhandled EPIPE ending the process mid-run.
-let isStdoutClosed = false;
-process.stdout.on("error", (err: NodeJS.ErrnoException) => {
-  if (err.code !== "EPIPE") throw err;
-  isStdoutClosed = true;
-});
+installStdioGuard();
 
-const defaultIo: CliIo = {
-  stdout: (text) => {
-    if (!isStdoutClosed) process.stdout.write(text);
-  },
-  stderr: (text) => process.stderr.write(text),
-};
+const defaultIo: CliIo = { stdout: writeStdout, stderr: writeStderr };
 
 function readVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
@@ -46,6 +36,10 @@ function readVersion(): string {
 
 /** Run the CLI with `argv` (without node and script); resolves to the process exit code. */
 export async function main(argv: string[], io: CliIo = defaultIo): Promise<number> {
+  return finishWithStdio(await runCommand(argv, io));
+}
+
+async function runCommand(argv: string[], io: CliIo): Promise<number> {
   const [command, ...rest] = argv;
   try {
     switch (command) {

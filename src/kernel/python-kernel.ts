@@ -60,6 +60,8 @@ export interface PythonKernelInfo {
 
 interface RunningCell {
   id: string;
+  /** Secret sent with the execute request; result/error/done frames without it were forged by the cell. */
+  nonce: string;
   options: ExecuteOptions;
   outputs: KernelOutput[];
   retainedStreamBytes: number;
@@ -226,6 +228,7 @@ export class PythonKernel implements Kernel {
     return new Promise<ExecuteOutcome>((resolve, reject) => {
       const cell: RunningCell = {
         id,
+        nonce: randomBytes(12).toString("hex"),
         options,
         outputs: [],
         retainedStreamBytes: 0,
@@ -258,7 +261,7 @@ export class PythonKernel implements Kernel {
         finish();
         reject(err);
       };
-      const request: Record<string, unknown> = { id, code };
+      const request: Record<string, unknown> = { id, code, nonce: cell.nonce };
       if (options.silent) request.silent = true;
       if (options.storeHistory === false) request.storeHistory = false;
       if (options.cwd) request.cwd = options.cwd;
@@ -424,6 +427,13 @@ export class PythonKernel implements Kernel {
     }
     if (!cell || frame.id !== cell.id) return; // late frames of an abandoned cell
     cell.isStarted = true;
+    if (
+      (frame.type === "result" || frame.type === "error" || frame.type === "done") &&
+      frame.nonce !== cell.nonce
+    ) {
+      this.reportForgedFrame(cell, frame.type);
+      return;
+    }
     switch (frame.type) {
       case "started":
         return;
@@ -475,6 +485,12 @@ export class PythonKernel implements Kernel {
         });
         return;
     }
+  }
+
+  /** A frame that decides the cell's outcome came without the request's secret: the cell wrote it, not the runner. */
+  private reportForgedFrame(cell: RunningCell, type: string): void {
+    const text = `evalkit: ignored a "${type}" frame that did not carry this cell's secret: code in the cell wrote to the kernel's private protocol channel\n`;
+    this.addOutput(cell, { type: "stream", name: "stderr", text });
   }
 
   private addOutput(cell: RunningCell, output: KernelOutput): void {

@@ -26,10 +26,19 @@ export type RunnerFrame =
       displayId?: string;
       update?: boolean;
       executionCount?: number | null;
+      /** The execute request's secret, echoed on `result` frames (docs/protocol.md, forged frames). */
+      nonce?: string;
     }
   | { type: "clear_output"; id: string; wait: boolean }
-  | { type: "error"; id: string; ename: string; evalue: string; traceback: string[] }
-  | { type: "done"; id: string; status: "ok" | "error"; executionCount: number | null; cancelled: boolean }
+  | { type: "error"; id: string; ename: string; evalue: string; traceback: string[]; nonce?: string }
+  | {
+      type: "done";
+      id: string;
+      status: "ok" | "error";
+      executionCount: number | null;
+      cancelled: boolean;
+      nonce?: string;
+    }
   | { type: "call"; id: string; callId: string; method: string; params: Record<string, unknown> }
   | { type: "cancel_call"; id: string; callId: string }
   | { type: "input_request"; id: string; prompt: string; password: boolean }
@@ -69,6 +78,10 @@ export function isPlainStreamLine(line: Buffer): boolean {
   );
 }
 
+function nonceOf(frame: Record<string, unknown>): { nonce?: string } {
+  return typeof frame.nonce === "string" ? { nonce: frame.nonce } : {};
+}
+
 /** Parse one protocol line. Throws PROTOCOL_ERROR for anything that is not a well-formed frame. */
 export function decodeRunnerFrame(line: string): RunnerFrame {
   let frame: unknown;
@@ -105,6 +118,7 @@ export function decodeRunnerFrame(line: string): RunnerFrame {
         ...(typeof frame.displayId === "string" ? { displayId: frame.displayId } : {}),
         ...(frame.update === true ? { update: true } : {}),
         ...(typeof frame.executionCount === "number" ? { executionCount: frame.executionCount } : {}),
+        ...nonceOf(frame),
       };
     }
     case "clear_output":
@@ -116,6 +130,7 @@ export function decodeRunnerFrame(line: string): RunnerFrame {
         ename: str(frame, "ename", line),
         evalue: String(frame.evalue ?? ""),
         traceback: Array.isArray(frame.traceback) ? frame.traceback.map(String) : [],
+        ...nonceOf(frame),
       };
     case "done":
       return {
@@ -124,6 +139,7 @@ export function decodeRunnerFrame(line: string): RunnerFrame {
         status: frame.status === "ok" ? "ok" : "error",
         executionCount: typeof frame.executionCount === "number" ? frame.executionCount : null,
         cancelled: frame.cancelled === true,
+        ...nonceOf(frame),
       };
     case "call":
       return {

@@ -6,7 +6,7 @@ import { pluralize } from "../render/text-lines.js";
 import { type ArtifactStore, type ArtifactWriter, createArtifactStore } from "./artifact-store.js";
 import { OutputWindow } from "./output-window.js";
 import { encodeRawBytes, encodeRawBytesTransient, endsWithHighSurrogate } from "./raw-bytes.js";
-import { createStreamRedactor, type SecretValue, type StreamRedactor } from "./redact.js";
+import { createRedactor, createStreamRedactor, type SecretValue, type StreamRedactor } from "./redact.js";
 import { type SanitizeOptions, StreamSanitizer } from "./sanitize.js";
 
 /** Default budget of the head of the model view: 20 KiB. */
@@ -62,6 +62,7 @@ export interface OutputSinkResult {
 export class OutputSink {
   private readonly options: OutputSinkOptions;
   private readonly redactor: StreamRedactor;
+  private readonly viewRedact: (text: string) => string;
   private readonly sanitizer: StreamSanitizer;
   private readonly window: OutputWindow;
   private readonly spillThreshold: number;
@@ -87,8 +88,12 @@ export class OutputSink {
     this.redactor = createStreamRedactor(options.secrets ?? []);
     this.window = new OutputWindow(headBytes, tailBytes);
     this.window.onFirstLoss = () => this.spill();
+    // The raw text is redacted before sanitising; the view is redacted again after, because stripping escape
+    // sequences or a `\r` rewrite can join the pieces of a secret (`sk-ab\x1b[0mcdef` shows as `sk-abcdef`).
+    // Plain blocks skip it: they had nothing to strip, so the raw pass saw exactly this text.
+    this.viewRedact = createRedactor(options.secrets ?? []);
     this.sanitizer = new StreamSanitizer(
-      (line, dropped) => this.window.addLine(line, dropped),
+      (line, dropped) => this.window.addLine(this.viewRedact(line), dropped),
       {
         keepAnsi: options.keepAnsi ?? false,
         controlChars: options.controlChars ?? "placeholder",
@@ -120,7 +125,7 @@ export class OutputSink {
 
   /** The view as it stands now (for live updates); does not end the stream. */
   snapshot(): string {
-    const pending = this.sanitizer.hasPendingLine ? this.sanitizer.peekPendingLine() : null;
+    const pending = this.sanitizer.hasPendingLine ? this.viewRedact(this.sanitizer.peekPendingLine()) : null;
     return this.compose(this.window.lines(this.omissionNotice, pending), false);
   }
 

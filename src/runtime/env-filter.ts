@@ -1,4 +1,5 @@
 // The kernel's environment: an allowlist of harmless variables, minus anything that looks like a secret.
+import { hasUrlPassword, isProxyName, stripUserInfo, userInfoSecrets } from "./env-credentials.js";
 
 /** Variables passed to the kernel by name (compared case-insensitively, for Windows and lower-case proxies). */
 export const ALLOWED_ENV_NAMES: readonly string[] = [
@@ -106,12 +107,16 @@ export const DENIED_ENV_NAMES: readonly string[] = [
   "HUGGING_FACE_HUB_TOKEN",
   "NPM_TOKEN",
   "PYPI_TOKEN",
+  "PGPASSWORD",
+  "MYSQL_PWD",
 ];
 
-// Anything shaped like a credential: FOO_API_KEY, FOO_APIKEY, *_SECRET*, *_TOKEN, *_PASSWORD, *_PASSWD,
-// *_CREDENTIALS, *_PRIVATE_KEY, *_ACCESS_KEY (the name itself may be just the suffix, e.g. SECRET_KEY).
+// Anything shaped like a credential: FOO_API_KEY, FOO_APIKEY, *_KEY, *_SECRET*, *_TOKEN, *_AUTHTOKEN,
+// *_PASSWORD, *_PASSWD, *_CREDENTIALS (the name itself may be just the suffix, e.g. SECRET_KEY).
 const SECRET_PATTERNS: readonly RegExp[] = [
   /(^|_)API_?KEY$/,
+  /(^|_)KEY$/,
+  /AUTHTOKEN$/,
   /(^|_)SECRET/,
   /(^|_)TOKEN$/,
   /(^|_)(PASSWORD|PASSWD)$/,
@@ -129,9 +134,13 @@ export function isSecretName(name: string): boolean {
   return DENIED_SET.has(upper) || SECRET_PATTERNS.some((pattern) => pattern.test(upper));
 }
 
-// A package index URL with user:password@ in it is a credential; without, it is harmless and pip needs it.
+// A URL with user:password@ in it is a credential in any variable; a package index URL with any user-info
+// (a token as the user name) too. Without, it is harmless and pip needs it. Proxies are handled apart: their
+// URL is kept without the user-info.
 function carriesCredentials(name: string, value: string): boolean {
-  return name.toUpperCase().startsWith("PIP_") && /:\/\/[^/\s]*@/.test(value);
+  if (!value.includes("://")) return false;
+  if (name.toUpperCase().startsWith("PIP_") && /:\/\/[^/\s]*@/.test(value)) return true;
+  return hasUrlPassword(value);
 }
 
 /** Options for {@link filterEnv}. */
@@ -174,7 +183,9 @@ export function filterEnv(
       ALLOWED_SET.has(upper) ||
       ALLOWED_ENV_PREFIXES.some((prefix) => upper.startsWith(prefix)) ||
       allowPrefixes.some((prefix) => upper.startsWith(prefix));
-    if (allowed && !isSecretName(name) && !carriesCredentials(name, value)) result[name] = value;
+    if (!allowed || isSecretName(name)) continue;
+    if (isProxyName(name)) result[name] = stripUserInfo(value);
+    else if (!carriesCredentials(name, value)) result[name] = value;
   }
   result.PYTHONUNBUFFERED = "1";
   result.PYTHONIOENCODING = "utf-8";
@@ -191,6 +202,9 @@ export interface SecretValue {
 /** Minimum length of a value worth redacting: shorter ones ("1", "true") would mangle ordinary output. */
 export const MIN_SECRET_VALUE_LENGTH = 6;
 
+/** Shortest URL password redacted (the redactor's own floor): proxy passwords are often short. */
+const MIN_URL_PASSWORD_LENGTH = 4;
+
 /**
  * The values of secret-looking variables in `env`, longest first (so a redactor replaces a value before
  * any shorter value contained in it). Values shorter than 6 characters are ignored; duplicates appear once.
@@ -200,12 +214,19 @@ export function collectSecretValues(
 ): SecretValue[] {
   const seen = new Set<string>();
   const found: SecretValue[] = [];
-  for (const [name, value] of Object.entries(env)) {
-    if (value === undefined || value.length < MIN_SECRET_VALUE_LENGTH) continue;
-    if (!isSecretName(name) && !carriesCredentials(name, value)) continue;
-    if (seen.has(value)) continue;
+  const add = (name: string, value: string) => {
+    if (seen.has(value)) return;
     seen.add(value);
     found.push({ name, value });
+  };
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined) continue;
+    // Passwords in URLs join the list on their own: the kernel may see the URL without them (proxies), and
+    // a program may print the password alone or percent-decoded.
+    if (value.includes("://"))
+      for (const secret of userInfoSecrets(name, value, MIN_URL_PASSWORD_LENGTH)) add(name, secret);
+    if (value.length < MIN_SECRET_VALUE_LENGTH) continue;
+    if (isSecretName(name) || carriesCredentials(name, value)) add(name, value);
   }
   return found.sort((a, b) => b.value.length - a.value.length);
 }

@@ -118,7 +118,9 @@ export class CellCollector {
       case "result": {
         if (output.update) this.hasRewrites = true;
         const data = this.redactDeep(output.data) as MimeBundle;
-        this.outputs.push({ ...output, data });
+        const kept = { ...output, data };
+        if (output.metadata) kept.metadata = this.redactDeep(output.metadata) as Record<string, unknown>;
+        this.outputs.push(kept);
         const lines: string[] = [];
         const text = renderBundleText(output.data, this.renderOptions());
         if (text) lines.push(text);
@@ -236,7 +238,8 @@ export class CellCollector {
     if (Array.isArray(value)) return value.map((v) => this.redactDeep(v));
     if (value !== null && typeof value === "object") {
       const out: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(value)) out[k] = this.redactDeep(v, k);
+      // Keys too: `{"<token>": ...}` is as much a leak as a value.
+      for (const [k, v] of Object.entries(value)) out[this.redact(k)] = this.redactDeep(v, k);
       return out;
     }
     return value;

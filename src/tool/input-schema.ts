@@ -2,6 +2,7 @@
 import { z } from "zod";
 import type { CellLanguage } from "../contracts/cell-result.js";
 import { EvalkitError } from "../errors.js";
+import { clampLine } from "../render/text-lines.js";
 import { firstIssueField, formatZodIssues } from "./format-issues.js";
 
 /** Default per-cell timeout in seconds. */
@@ -170,9 +171,15 @@ function parseCodeOnlyInput(input: unknown): EvalInput | undefined {
   return { cells: out };
 }
 
-/** A title is shown in headers (`[2/3] title`): line breaks and control characters would fake a header. */
+/** Longest cell title kept; a longer one ends with `…[+N chars]` like any clamped line. */
+export const MAX_TITLE_CHARS = 200;
+
+/**
+ * A title is shown in headers (`[2/3] title`): line breaks and control characters would fake a header, and a
+ * megabyte title would be repeated in every header and progress line.
+ */
 function toOneLine(title: string): string {
-  return title.replace(/[\x00-\x1f\x7f-\x9f\u2028\u2029]+/g, " ").trim();
+  return clampLine(title.replace(/[\x00-\x1f\x7f-\x9f\u2028\u2029]+/g, " ").trim(), MAX_TITLE_CHARS);
 }
 
 function stripUndefined(data: z.output<EvalInputSchema>): EvalInput {

@@ -168,3 +168,72 @@ describe("collectSecretValues", () => {
     ]);
   });
 });
+
+describe("credentials inside values and password variables", () => {
+  const env = {
+    PATH: "/usr/bin",
+    HTTP_PROXY: "http://proxyuser:Pr0xy-Pass@proxy.corp:3128",
+    https_proxy: "http://proxyuser:Pr0xy-Pass@proxy.corp:3128/",
+    ALL_PROXY: "socks5://tok3n-as-user@socks.corp:1080",
+    all_proxy: "socks5://socks.corp:1080",
+    EVALKIT_DB_URL: "postgres://app:db%2FPa55word@db.corp/app",
+    EVALKIT_DOCS_URL: "https://docs.corp/evalkit",
+    EVALKIT_GIT_REMOTE: "ssh://git@git.corp/repo.git",
+    PGPASSWORD: "pg-password-value",
+    MYSQL_PWD: "mysql-password-value",
+    EVALKIT_NGROK_AUTHTOKEN: "ngrok-auth-token-value",
+    EVALKIT_SIGNING_KEY: "signing-key-value",
+    EVALKIT_CLIENT_SECRET_FILE: "/run/secrets/client",
+    XDG_ADMIN_PASSWD: "admin-passwd-value",
+  };
+
+  it("keeps proxy URLs, upper- and lower-case, without their user-info", () => {
+    const out = filterEnv(env);
+    expect(out.HTTP_PROXY).toBe("http://proxy.corp:3128");
+    expect(out.https_proxy).toBe("http://proxy.corp:3128/");
+    expect(out.ALL_PROXY).toBe("socks5://socks.corp:1080");
+    expect(out.all_proxy).toBe("socks5://socks.corp:1080");
+  });
+
+  it("drops a URL with a password from any allowed variable and keeps URLs without one", () => {
+    const out = filterEnv(env);
+    expect(out).not.toHaveProperty("EVALKIT_DB_URL");
+    expect(out.EVALKIT_DOCS_URL).toBe("https://docs.corp/evalkit");
+    expect(out.EVALKIT_GIT_REMOTE).toBe("ssh://git@git.corp/repo.git");
+  });
+
+  it("drops password variables even when a prefix or an `allow` prefix would let them through", () => {
+    const out = filterEnv(env, { allow: ["PG*", "MYSQL_*"] });
+    for (const name of [
+      "PGPASSWORD",
+      "MYSQL_PWD",
+      "EVALKIT_NGROK_AUTHTOKEN",
+      "EVALKIT_SIGNING_KEY",
+      "EVALKIT_CLIENT_SECRET_FILE",
+      "XDG_ADMIN_PASSWD",
+    ])
+      expect(out, name).not.toHaveProperty(name);
+  });
+
+  it("puts URL passwords (as written and percent-decoded), proxy tokens and password variables on the redaction list", () => {
+    const found = collectSecretValues(env);
+    const values = found.map((s) => s.value);
+    expect(values).toContain("Pr0xy-Pass");
+    expect(values).toContain("tok3n-as-user");
+    expect(values).toContain("db%2FPa55word");
+    expect(values).toContain("db/Pa55word");
+    expect(values).toContain("postgres://app:db%2FPa55word@db.corp/app");
+    for (const value of [
+      "pg-password-value",
+      "mysql-password-value",
+      "ngrok-auth-token-value",
+      "signing-key-value",
+      "admin-passwd-value",
+    ])
+      expect(values).toContain(value);
+    expect(found.find((s) => s.value === "Pr0xy-Pass")?.name).toBe("HTTP_PROXY");
+    // A user name without a password (ssh://git@...) is not a secret, nor is a URL without user-info.
+    expect(values).not.toContain("git");
+    expect(values).not.toContain("https://docs.corp/evalkit");
+  });
+});

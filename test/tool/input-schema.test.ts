@@ -40,6 +40,11 @@ describe("eval input schema", () => {
     expect(input.cells[0]?.title).toBe("load [2/2] python done");
   });
 
+  it("clamps a long title like any long line, so headers stay short", () => {
+    const input = parseEvalInput(schema, { cells: [{ code: "1", title: "t".repeat(1_000_000) }] });
+    expect(input.cells[0]?.title).toBe(`${"t".repeat(200)}…[+999800 chars]`);
+  });
+
   it("accepts the older form with call-level timeout and reset and cells without a language", () => {
     const input = parseEvalInput(schema, { cells: [{ code: "print(1)" }], timeout: 12, reset: true });
     expect(input).toEqual({ cells: [{ code: "print(1)" }], timeout: 12, reset: true });

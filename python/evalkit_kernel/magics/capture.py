@@ -116,7 +116,7 @@ class CaptureSink(object):
         if index > 0:
             sinks[index - 1].on_output(frame)
         else:
-            _state().writer.send(frame)
+            _state().writer.send(_state().with_nonce(frame))
 
 
 def capture_result(captured, value):

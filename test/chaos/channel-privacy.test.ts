@@ -1,0 +1,100 @@
+// The protocol channel stays private: low-descriptor sabotage, forged frames and descriptor flags a cell leaves behind.
+import { readFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { KernelOutput } from "../../src/contracts/outputs.js";
+import { startKernel } from "../helpers/python.js";
+
+function streamText(outputs: KernelOutput[], name: "stdout" | "stderr"): string {
+  return outputs.map((o) => (o.type === "stream" && o.name === name ? o.text : "")).join("");
+}
+
+const dirs: string[] = [];
+afterEach(async () => {
+  await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+describe("chaos: the protocol channel stays private", () => {
+  it("keeps frames out of a file a cell opens after closing descriptors 3 to 19", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "evalkit-closerange-"));
+    dirs.push(dir);
+    const path = join(dir, "user.txt");
+    const kernel = await startKernel();
+    const outcome = await kernel.execute(
+      [
+        "import os",
+        "os.closerange(3, 20)",
+        `f = open(${JSON.stringify(path)}, "w")`,
+        "f.write('mine\\n')",
+        "print('printed after closerange')",
+        "fd = f.fileno()",
+        "f.close()",
+        "fd",
+      ].join("\n"),
+    );
+    expect(outcome.status).toBe("ok");
+    // The file got a low descriptor, and only what the cell wrote: no frame, no captured output.
+    const last = outcome.outputs.at(-1);
+    expect(last?.type === "result" ? Number(last.data["text/plain"]) : Number.NaN).toBeLessThan(20);
+    expect(streamText(outcome.outputs, "stdout")).toBe("printed after closerange\n");
+    expect(readFileSync(path, "utf8")).toBe("mine\n");
+    const next = await kernel.execute("import os\nos.write(1, b'fd1\\n')\nprint('py')\n6 * 7");
+    expect(next.status).toBe("ok");
+    expect(streamText(next.outputs, "stdout")).toBe("fd1\npy\n");
+    expect(next.outputs.at(-1)).toEqual({ type: "result", data: { "text/plain": "42" } });
+  });
+
+  it("never trusts a done or result frame a cell forges on the protocol descriptor, and says so", async () => {
+    const kernel = await startKernel();
+    const outcome = await kernel.execute(
+      [
+        "import os, sys, json, time",
+        "st = sys.modules['evalkit_kernel.state']",
+        "cell = st.current_cell_id()",
+        "fake = [{'type': 'result', 'id': cell, 'bundle': {'text/plain': \"'forged'\"}},",
+        "        {'type': 'done', 'id': cell, 'status': 'ok', 'executionCount': 99, 'cancelled': False}]",
+        "os.write(st.writer._fd, ''.join(json.dumps(f) + '\\n' for f in fake).encode())",
+        "time.sleep(0.3)",
+        "print('the real cell went on')",
+        "'real'",
+      ].join("\n"),
+    );
+    expect(outcome.status).toBe("ok");
+    expect(outcome.executionCount).not.toBe(99);
+    expect(streamText(outcome.outputs, "stdout")).toBe("the real cell went on\n");
+    const stderr = streamText(outcome.outputs, "stderr");
+    expect(stderr).toContain('ignored a "result" frame');
+    expect(stderr).toContain('ignored a "done" frame');
+    const results = outcome.outputs.filter((o) => o.type === "result");
+    expect(results).toEqual([{ type: "result", data: { "text/plain": "'real'" } }]);
+    const after = await kernel.execute("1 + 1");
+    expect(after.outputs.at(-1)).toEqual({ type: "result", data: { "text/plain": "2" } });
+  });
+
+  it("resets fd 1 and fd 2 to blocking before each cell, so a later child's big output is not cut short", async () => {
+    const kernel = await startKernel();
+    // Like `node`, a child switches its inherited stdout/stderr (the capture pipes) to non-blocking and exits.
+    const leave = await kernel.execute(
+      "import subprocess, sys\nsubprocess.run([sys.executable, '-c', 'import os; os.set_blocking(1, False); os.set_blocking(2, False)']).returncode",
+    );
+    expect(leave.outputs.at(-1)).toEqual({ type: "result", data: { "text/plain": "0" } });
+    let received = 0;
+    const big = await kernel.execute(
+      [
+        "import subprocess, sys",
+        "code = 'import sys; sys.stdout.write(\"x\" * (8 << 20)); sys.stdout.flush()'",
+        "subprocess.run([sys.executable, '-c', code]).returncode",
+      ].join("\n"),
+      {
+        onOutput: (o) => {
+          if (o.type === "stream" && o.name === "stdout") received += o.text.length;
+        },
+      },
+    );
+    expect(streamText(big.outputs, "stderr")).toBe("");
+    expect(big.outputs.at(-1)).toEqual({ type: "result", data: { "text/plain": "0" } });
+    expect(received).toBe(8 << 20);
+  }, 60_000);
+});

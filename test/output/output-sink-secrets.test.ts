@@ -1,0 +1,46 @@
+// Redaction of the model's view after sanitising: escape sequences and rewrites cannot reassemble a secret.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createOutputSink } from "../../src/output/output-sink.js";
+
+const SECRET = "sk-live-Zq81xVx9Qk2";
+const secrets = [{ name: "OPENAI_API_KEY", value: SECRET }];
+let dir: string;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "evalkit-sink-secrets-"));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+function view(chunks: string[]): string {
+  const sink = createOutputSink({ artifactDir: dir, secrets });
+  for (const chunk of chunks) sink.push(chunk);
+  return sink.finish().text;
+}
+
+describe("the model's view of a secret split by control sequences", () => {
+  it.each([
+    ["a colour reset inside it", `key=sk-live-\x1b[0mZq81xVx9Qk2\n`],
+    ["a title sequence inside it", `key=sk-live-Zq\x1b]0;t\x0781xVx9Qk2\n`],
+    ["an erase-line inside it", `key=sk-\x1b[Klive-Zq81xVx9Qk2\n`],
+    ["a carriage-return rewrite that completes it", `key=sk-live-XXXXXXXXXX\rkey=sk-live-Zq81xVx9Qk2\n`],
+  ])("is redacted with %s", (_name, text) => {
+    const out = view([text]);
+    expect(out).toBe("key=[REDACTED:OPENAI_API_KEY]\n");
+  });
+
+  it("is redacted when the pieces and the escape arrive in separate chunks among plain lines", () => {
+    const out = view(["plain 1\nplain 2\nkey=sk-live-", "\x1b[1m", "Zq81xVx9Qk2\nplain 3\nplain 4\n"]);
+    expect(out).toBe("plain 1\nplain 2\nkey=[REDACTED:OPENAI_API_KEY]\nplain 3\nplain 4\n");
+  });
+
+  it("is redacted in the live snapshot of an unfinished line", () => {
+    const sink = createOutputSink({ artifactDir: dir, secrets });
+    sink.push("key=sk-live-\x1b[0mZq81xVx9Qk2 and the line goes on past the redactor's hold");
+    expect(sink.snapshot()).not.toContain(SECRET);
+    expect(sink.snapshot()).toContain("[REDACTED:OPENAI_API_KEY]");
+    sink.finish();
+  });
+});
