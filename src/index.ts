@@ -26,9 +26,9 @@ export type { EvalkitErrorCode, EvalkitErrorDetails } from "./errors.js";
 // Errors and the result contract
 /** The one error class evalkit throws, with a stable `code`; `isEvalkitError` narrows to it. */
 export { EvalkitError, isEvalkitError } from "./errors.js";
-export type { JsKernelOptions } from "./kernel/js-kernel.js";
-/** One retained JavaScript context in a worker thread. */
-export { JsKernel } from "./kernel/js-kernel.js";
+export type { JsKernelOptions } from "./kernel/js/js-kernel.js";
+/** One retained JavaScript context in its own `node` process. */
+export { JsKernel } from "./kernel/js/js-kernel.js";
 /** The contract both kernels fulfil. */
 export type {
   BridgeCall,

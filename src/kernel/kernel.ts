@@ -1,4 +1,4 @@
-// The contract every kernel (Python subprocess, JS worker) fulfils, so sessions and the tool treat them alike.
+// The contract every kernel (Python and JS child processes) fulfils, so sessions and the tool treat them alike.
 import type { CellLanguage } from "../contracts/cell-result.js";
 import type { CellErrorInfo, KernelOutput } from "../contracts/outputs.js";
 
@@ -54,6 +54,10 @@ export interface KernelExit {
   requested: boolean;
   /** Last lines the process wrote to its real stderr (runner diagnostics, interpreter crashes). */
   stderrTail: string;
+  /** Why the kernel ended when the kernel knows better than its exit status (`out of memory: …`). */
+  cause?: string;
+  /** True when a memory limit ended the kernel (its heap limit or its resident-memory limit). */
+  outOfMemory?: boolean;
 }
 
 /** One retained interpreter. */

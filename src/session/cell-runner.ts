@@ -168,7 +168,7 @@ export async function runCell(options: CellRunOptions): Promise<CellRun> {
     } else if (isKilled && abortCause !== undefined) {
       outcome.status = "killed";
       const what = abortCause === "timeout" ? describeTimeout(watchdog.timeoutSec) : "eval cell cancelled";
-      // The kernel may run its own, shorter ladder (the JS worker does): report the grace that really passed.
+      // The kernel may run its own, shorter ladder (the JS kernel does): report the grace that really passed.
       const graceMs = isKilledByUs ? options.interruptGraceMs : performance.now() - interruptedAt;
       const graceSec = formatGrace(graceMs);
       outcome.notices.push(

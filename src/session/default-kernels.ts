@@ -1,6 +1,6 @@
 // The manager's defaults: the runtime's interpreter resolution and the real kernels (PythonKernel for py cells).
 import { EvalkitError } from "../errors.js";
-import { JsKernel } from "../kernel/js-kernel.js";
+import { JsKernel } from "../kernel/js/js-kernel.js";
 import type { Kernel } from "../kernel/kernel.js";
 import { PythonKernel } from "../kernel/python-kernel.js";
 import { buildKernelEnv } from "../runtime/child-env.js";
@@ -44,8 +44,8 @@ export function buildPlainEnv(extraEnv: Record<string, string>): Record<string, 
 }
 
 /**
- * PythonKernel for `py`, JsKernel for `js`. The JS worker keeps its own short interrupt grace (a synchronous
- * loop in a worker can never honour an interrupt, so waiting 5 s would only waste the caller's time).
+ * PythonKernel for `py`, JsKernel for `js`. The JS kernel keeps its own short interrupt grace (a synchronous
+ * loop after an await can never honour an interrupt, so waiting 5 s would only waste the caller's time).
  */
 export const createDefaultKernel: KernelFactory = (spec: KernelSpec): Kernel => {
   if (spec.language === "js") return new JsKernel({ cwd: spec.cwd, env: spec.env });

@@ -10,6 +10,8 @@ const STDERR_TAIL_MAX_LINES = 20;
  */
 export function describeExitCause(exit: KernelExit | undefined): string {
   if (!exit) return "unknown cause";
+  // The kernel knows better than its status: a memory limit it enforced ends it with SIGKILL or SIGABRT.
+  if (exit.cause) return exit.signal ? `${exit.cause}; signal ${exit.signal}` : exit.cause;
   if (exit.signal) {
     if (exit.signal === "SIGKILL" && !exit.requested) {
       return "signal SIGKILL: out of memory, or killed by another process";

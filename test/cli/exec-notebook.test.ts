@@ -8,6 +8,7 @@ import { runExec } from "../../src/cli/exec.js";
 import { convertCellOutputs } from "../../src/cli/notebook-output.js";
 import type { CellResult } from "../../src/contracts/cell-result.js";
 import { DEBIAN_PYTHON } from "../helpers/interpreters.js";
+import { librarySkipReason, titleWithSkip } from "../helpers/libraries.js";
 import { captureIo } from "../tool/capture-io.js";
 import { cleanupTools, FIXTURES, makeTempDir, TEST_PYTHON } from "../tool/tool-helpers.js";
 
@@ -268,21 +269,28 @@ describe("evalkit exec --output-notebook", () => {
     expect(existsSync(marker)).toBe(false);
   });
 
-  it("writes a matplotlib figure as a base64 PNG display_data output", async () => {
-    const out = path.join(makeTempDir("exec-nb-plot"), "plot-run.ipynb");
-    const io = captureIo();
-    expect(await runExec([PLOT, "--output-notebook", out, "--python", DEBIAN_PYTHON], io), io.out()).toBe(0);
-    const [setup, plot] = codeCells(readJson(out));
-    expect(setup!.outputs).toEqual([]);
-    expect(plot!.execution_count).toBe(2);
-    const display = plot!.outputs!.find((o) => o.output_type === "display_data");
-    const data = display?.data as Record<string, unknown>;
-    expect(typeof data["image/png"]).toBe("string");
-    const png = Buffer.from(data["image/png"] as string, "base64");
-    expect(png.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
-    expect(png.length).toBeGreaterThan(1000);
-    expect(data["text/plain"]).toEqual(["<Figure size 300x200 with 1 Axes>"]);
-  }, 60_000);
+  const plotSkip = librarySkipReason(DEBIAN_PYTHON, ["matplotlib"]);
+  it.skipIf(plotSkip !== undefined)(
+    titleWithSkip("writes a matplotlib figure as a base64 PNG display_data output", plotSkip),
+    async () => {
+      const out = path.join(makeTempDir("exec-nb-plot"), "plot-run.ipynb");
+      const io = captureIo();
+      expect(await runExec([PLOT, "--output-notebook", out, "--python", DEBIAN_PYTHON], io), io.out()).toBe(
+        0,
+      );
+      const [setup, plot] = codeCells(readJson(out));
+      expect(setup!.outputs).toEqual([]);
+      expect(plot!.execution_count).toBe(2);
+      const display = plot!.outputs!.find((o) => o.output_type === "display_data");
+      const data = display?.data as Record<string, unknown>;
+      expect(typeof data["image/png"]).toBe("string");
+      const png = Buffer.from(data["image/png"] as string, "base64");
+      expect(png.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+      expect(png.length).toBeGreaterThan(1000);
+      expect(data["text/plain"]).toEqual(["<Figure size 300x200 with 1 Axes>"]);
+    },
+    60_000,
+  );
 });
 
 describe("convertCellOutputs", () => {

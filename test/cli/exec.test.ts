@@ -195,7 +195,14 @@ describe("evalkit exec (the installed command)", () => {
     expect(details.cells.map((c: { text: string }) => c.text)).toEqual(["1\n", "2\n"]);
   });
 
-  it("survives a JS cell that sends SIGTERM to its own pid (the host's), reporting the refusal", () => {
+  it("survives a JS cell that signals the host, reporting the refusal", () => {
+    const run = evalkit(["exec", "--lang", "js", "-c", "process.kill(process.ppid, 'SIGTERM')"]);
+    expect(run.signal).toBeNull();
+    expect(run.status).toBe(1);
+    expect(run.stdout).toContain("would signal the evalkit host");
+  });
+
+  it("reports a JS cell that sends SIGTERM to its own pid as its kernel's death, and the host lives", () => {
     const run = evalkit([
       "exec",
       "--lang",
@@ -207,7 +214,7 @@ describe("evalkit exec (the installed command)", () => {
     ]);
     expect(run.signal).toBeNull();
     expect(run.status).toBe(1);
-    expect(run.stdout).toContain("would signal the evalkit host");
+    expect(run.stdout).toContain("kernel died (signal SIGTERM)");
   });
 
   it("exits 1 for a failing cell and 2 for invalid input, without stack traces", () => {

@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 const ROOT = join(import.meta.dirname, "..", "..");
 const SOCKET = `evalkit-repl-test-${process.pid}`;
 
-import { TEST_PYTHON as PYTHON } from "../helpers/interpreters.js";
+import { DEBIAN_PYTHON, TEST_PYTHON as PYTHON } from "../helpers/interpreters.js";
+import { librarySkipReason, titleWithSkip } from "../helpers/libraries.js";
 
 const EXIT_MARK = "__REPL_EXITED__";
 
@@ -120,6 +121,8 @@ function isProcessAlive(pid: number): boolean {
   }
 }
 
+const plotSkip = librarySkipReason(DEBIAN_PYTHON, ["matplotlib"]);
+
 describe("evalkit repl in a terminal", () => {
   let repl: ReplPane;
   let plots: ReplPane;
@@ -131,7 +134,9 @@ describe("evalkit repl in a terminal", () => {
     }
     expect(existsSync(join(ROOT, "dist", "cli", "repl.js"))).toBe(true);
     repl = new ReplPane(`main-${process.pid}`, ["--python", PYTHON]);
-    plots = new ReplPane(`plots-${process.pid}`, ["--python", "/usr/bin/python3"], { NO_COLOR: "1" });
+    if (plotSkip === undefined) {
+      plots = new ReplPane(`plots-${process.pid}`, ["--python", DEBIAN_PYTHON], { NO_COLOR: "1" });
+    }
   }, 120_000);
 
   afterAll(() => {
@@ -222,19 +227,22 @@ describe("evalkit repl in a terminal", () => {
     expect(more).toContain("line-0");
   });
 
-  it("saves a matplotlib plot to a PNG file and prints its path", async () => {
-    await plots.waitFor(/In \[1\]:\s*$/, 20_000);
-    plots.type("import matplotlib.pyplot as plt; plt.plot([1, 3, 2]); plt.show()");
-    const match = await plots.waitFor(/\[image\] image\/png saved to (\S+\.png)/, 30_000);
-    const path = match[1] ?? "";
-    expect(path.startsWith(join(plots.home, "images"))).toBe(true);
-    expect(existsSync(path)).toBe(true);
-    const bytes = readFileSync(path);
-    expect(bytes.subarray(0, 8).toString("hex")).toBe("89504e470d0a1a0a");
-    expect(bytes.length).toBeGreaterThan(1000);
-    // NO_COLOR=1 turns colour off even on a terminal.
-    expect(plots.screenWithColors()).not.toMatch(/\x1b\[3\dm/);
-  });
+  it.skipIf(plotSkip !== undefined)(
+    titleWithSkip("saves a matplotlib plot to a PNG file and prints its path", plotSkip),
+    async () => {
+      await plots.waitFor(/In \[1\]:\s*$/, 20_000);
+      plots.type("import matplotlib.pyplot as plt; plt.plot([1, 3, 2]); plt.show()");
+      const match = await plots.waitFor(/\[image\] image\/png saved to (\S+\.png)/, 30_000);
+      const path = match[1] ?? "";
+      expect(path.startsWith(join(plots.home, "images"))).toBe(true);
+      expect(existsSync(path)).toBe(true);
+      const bytes = readFileSync(path);
+      expect(bytes.subarray(0, 8).toString("hex")).toBe("89504e470d0a1a0a");
+      expect(bytes.length).toBeGreaterThan(1000);
+      // NO_COLOR=1 turns colour off even on a terminal.
+      expect(plots.screenWithColors()).not.toMatch(/\x1b\[3\dm/);
+    },
+  );
 
   it("exits on Ctrl-D, leaves no Python process behind and keeps the history", async () => {
     repl.type("import os; os.getpid()");

@@ -1,32 +1,14 @@
 // matplotlib, pandas and PIL output through a real kernel on Debian's interpreter, which has those libraries.
 
-import { execFileSync } from "node:child_process";
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { DisplayOutput, KernelOutput } from "../../src/contracts/outputs.js";
 import type { PythonKernel } from "../../src/kernel/python-kernel.js";
 import { collectDisplayParts } from "../../src/output/display-render.js";
+import { librarySkipReason, titleWithSkip } from "../helpers/libraries.js";
 import { DEBIAN_PYTHON, startKernel } from "../helpers/python.js";
 
 const LIBRARIES = ["matplotlib", "pandas", "PIL", "numpy"];
-
-function findMissingLibraries(): string[] {
-  return LIBRARIES.filter((name) => {
-    try {
-      execFileSync(DEBIAN_PYTHON, ["-c", `import ${name}`], { stdio: "ignore" });
-      return false;
-    } catch {
-      return true;
-    }
-  });
-}
-
-const missing = findMissingLibraries();
-const isRequired = Boolean(process.env.EVALKIT_PYTHON_INTEGRATION);
-// Without EVALKIT_PYTHON_INTEGRATION a machine lacking Debian's libraries may skip; with it, the tests run and fail.
-const skipReason =
-  missing.length > 0 && !isRequired
-    ? `EVALKIT_PYTHON_INTEGRATION is unset and ${DEBIAN_PYTHON} lacks ${missing.join(", ")}`
-    : undefined;
+const skipReason = librarySkipReason(DEBIAN_PYTHON, LIBRARIES);
 
 function pngs(outputs: KernelOutput[]): Buffer[] {
   return outputs
@@ -43,13 +25,9 @@ function pngSize(png: Buffer): [number, number] {
 }
 
 describe.skipIf(skipReason !== undefined)(
-  `rich output of Python libraries (${skipReason ?? DEBIAN_PYTHON})`,
+  titleWithSkip(`rich output of Python libraries (${DEBIAN_PYTHON})`, skipReason),
   () => {
     let kernel: PythonKernel;
-
-    beforeAll(() => {
-      expect(missing, `${DEBIAN_PYTHON} must have ${LIBRARIES.join(", ")}`).toEqual([]);
-    });
 
     async function run(code: string): Promise<KernelOutput[]> {
       kernel = await startKernel({ python: DEBIAN_PYTHON });

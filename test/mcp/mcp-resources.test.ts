@@ -1,6 +1,7 @@
 // `evalkit mcp` output: truncated outputs readable in full as artifact:// resources, matplotlib figures as images.
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { librarySkipReason, titleWithSkip } from "../helpers/libraries.js";
 import { buildCli, callEval, closeServers, DEBIAN_PYTHON, startServer, textOf } from "./mcp-helpers.js";
 
 beforeAll(buildCli, 120_000);
@@ -55,16 +56,20 @@ describe("evalkit mcp resources", () => {
     expect(textOf(after)).toContain("2");
   });
 
-  it("returns a matplotlib figure as PNG image content", async () => {
-    const server = await startServer({ python: DEBIAN_PYTHON });
-    const result = await callEval(server.client, [
-      { code: "import matplotlib.pyplot as plt\nplt.figure(figsize=(2, 2), dpi=50)\nplt.plot([1, 3, 2]);" },
-    ]);
-    expect(result.isError, textOf(result)).toBe(false);
-    const images = result.content.filter((block) => block.type === "image");
-    expect(images).toHaveLength(1);
-    const image = images[0] as { data: string; mimeType: string };
-    expect(image.mimeType).toBe("image/png");
-    expect(Buffer.from(image.data, "base64").subarray(1, 4).toString("latin1")).toBe("PNG");
-  });
+  const plotSkip = librarySkipReason(DEBIAN_PYTHON, ["matplotlib"]);
+  it.skipIf(plotSkip !== undefined)(
+    titleWithSkip("returns a matplotlib figure as PNG image content", plotSkip),
+    async () => {
+      const server = await startServer({ python: DEBIAN_PYTHON });
+      const result = await callEval(server.client, [
+        { code: "import matplotlib.pyplot as plt\nplt.figure(figsize=(2, 2), dpi=50)\nplt.plot([1, 3, 2]);" },
+      ]);
+      expect(result.isError, textOf(result)).toBe(false);
+      const images = result.content.filter((block) => block.type === "image");
+      expect(images).toHaveLength(1);
+      const image = images[0] as { data: string; mimeType: string };
+      expect(image.mimeType).toBe("image/png");
+      expect(Buffer.from(image.data, "base64").subarray(1, 4).toString("latin1")).toBe("PNG");
+    },
+  );
 });

@@ -1,4 +1,4 @@
-// Integration tests of SessionManager with real JS kernels (worker threads): state, timeouts, kill, languages.
+// Integration tests of SessionManager with real JS kernels (child node processes): state, timeouts, kill, languages.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -36,11 +36,24 @@ describe("JS sessions", () => {
     expect(manager.kernelCount).toBe(2);
   });
 
-  it("kill a worker stuck in a synchronous loop and give the next call a fresh one", async () => {
+  it("interrupt a synchronous loop at the top of a cell on timeout and keep the kernel's state", async () => {
+    const manager = createManager();
+    await manager.run({ cwd, language: "js", code: "globalThis.kept = 3" });
+    const outcome = await manager.run({ cwd, language: "js", code: "while (true) {}", timeoutSec: 1 });
+    expect(outcome.status).toBe("timeout");
+    expect(textOf(await manager.run({ cwd, language: "js", code: "kept" }))).toContain("3");
+  });
+
+  it("kill a kernel stuck in a synchronous loop after an await and give the next call a fresh one", async () => {
     const manager = createManager();
     await manager.run({ cwd, language: "js", code: "globalThis.kept = 1" });
     const started = performance.now();
-    const outcome = await manager.run({ cwd, language: "js", code: "while (true) {}", timeoutSec: 1 });
+    const outcome = await manager.run({
+      cwd,
+      language: "js",
+      code: "await null; while (true) {}",
+      timeoutSec: 1,
+    });
     expect(outcome.status).toBe("killed");
     expect(performance.now() - started).toBeLessThan(4000);
     const next = await manager.run({ cwd, language: "js", code: "typeof globalThis.kept" });
@@ -49,7 +62,7 @@ describe("JS sessions", () => {
     expect(next.notices[0]).toMatch(/^kernel restarted: /);
   });
 
-  it("time out an await that never settles and keep the worker's state", async () => {
+  it("time out an await that never settles and keep the kernel's state", async () => {
     const manager = createManager();
     await manager.run({ cwd, language: "js", code: "globalThis.kept = 7" });
     const outcome = await manager.run({

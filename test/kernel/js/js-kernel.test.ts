@@ -1,9 +1,9 @@
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { KernelOutput } from "../../src/contracts/outputs.js";
-import { JsKernel } from "../../src/kernel/js-kernel.js";
+import type { KernelOutput } from "../../../src/contracts/outputs.js";
+import { JsKernel } from "../../../src/kernel/js/js-kernel.js";
 
-const repoRoot = path.resolve(import.meta.dirname, "../..");
+const repoRoot = path.resolve(import.meta.dirname, "../../..");
 let kernel: JsKernel;
 
 beforeAll(async () => {
@@ -140,12 +140,14 @@ describe("JsKernel streams", () => {
 });
 
 describe("JsKernel errors", () => {
-  it("refuses process.kill aimed at the host it shares a pid with, and still signals other processes", async () => {
+  it("refuses process.kill aimed at the host or at every process, and still signals its own children", async () => {
     // Signal 0 only probes, so this test cannot take the test runner down even if the guard were missing.
-    for (const target of ["process.pid", "0", "-1", "-process.pid"]) {
+    for (const target of ["process.ppid", "-1"]) {
       const outcome = await kernel.execute(`process.kill(${target}, 0)`);
-      expect(outcome.error?.evalue, target).toMatch(/would signal the evalkit host/);
+      expect(outcome.error?.evalue, target).toMatch(/would signal the evalkit host or every process/);
     }
+    const own = await kernel.execute("process.kill(process.pid, 0)");
+    expect(resultText(own.outputs)).toBe("true");
     const child = await kernel.execute(
       "const { spawn } = await import('node:child_process');\nconst sleeper = spawn('sleep', ['30']);\nawait new Promise((r) => sleeper.once('spawn', r));\nprocess.kill(sleeper.pid, 'SIGKILL')",
     );

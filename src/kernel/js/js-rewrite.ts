@@ -332,9 +332,10 @@ export function rewriteJsCell(source: string): RewrittenCell {
   }
   const { prefix } = rewriteAsync(source, program, edits);
   if (hasResult && last) {
-    const expression = last["expression"] as AnyNode;
-    edits.push({ start: expression.start, end: expression.start, text: "return (" });
-    edits.push({ start: expression.end, end: expression.end, text: ")" });
+    // Wrap the whole statement, parentheses included: `({a: 1})` must not become `return ({a: 1)})`.
+    const end = source[last.end - 1] === ";" ? last.end - 1 : last.end;
+    edits.push({ start: last.start, end: last.start, text: "return (" });
+    edits.push({ start: end, end, text: ")" });
   }
   const code = `${prefix}\n${applyEdits(source, edits)}\n})()`;
   const columnShifts = describeShifts(source, edits);

@@ -2,9 +2,9 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { STATUS_MIME } from "../../src/contracts/outputs.js";
-import { JsKernel } from "../../src/kernel/js-kernel.js";
-import type { BridgeCall } from "../../src/kernel/kernel.js";
+import { STATUS_MIME } from "../../../src/contracts/outputs.js";
+import { JsKernel } from "../../../src/kernel/js/js-kernel.js";
+import type { BridgeCall } from "../../../src/kernel/kernel.js";
 
 let kernel: JsKernel;
 let dir: string;

@@ -1,14 +1,15 @@
-// Worker-side JS (as source text): `require` and `import()` that resolve from the kernel's working directory.
-// Same text rules as js-worker-core.ts: plain JS, no template literals.
+"use strict";
+// `require` and `import()` for cells, resolved from the kernel's working directory like a file there would.
 
-// biome-ignore lint/complexity/noUselessStringRaw: worker text stays raw so escapes written in it reach the worker as written
-export const JS_WORKER_IMPORTS = String.raw`
+const fs = require("node:fs");
+const path = require("node:path");
 const { createRequire, builtinModules } = require("node:module");
 const { pathToFileURL } = require("node:url");
+
 const IMPORT_CONDITIONS = ["import", "node", "module-sync", "default"];
 
 function requireFromCwd() {
-  return createRequire(path.join(kernelCwd, "[evalkit cell]"));
+  return createRequire(path.join(process.cwd(), "[evalkit cell]"));
 }
 
 const cellRequire = function require(id) {
@@ -22,9 +23,8 @@ cellRequire.cache = require.cache;
 function splitPackageSpecifier(spec) {
   const parts = spec.split("/");
   const nameLength = spec.startsWith("@") ? 2 : 1;
-  const name = parts.slice(0, nameLength).join("/");
   const rest = parts.slice(nameLength).join("/");
-  return { name: name, subpath: rest ? "./" + rest : "." };
+  return { name: parts.slice(0, nameLength).join("/"), subpath: rest ? "./" + rest : "." };
 }
 
 function pickTarget(target) {
@@ -38,10 +38,9 @@ function pickTarget(target) {
   }
   if (target && typeof target === "object") {
     for (const key of Object.keys(target)) {
-      if (IMPORT_CONDITIONS.includes(key)) {
-        const picked = pickTarget(target[key]);
-        if (picked) return picked;
-      }
+      if (!IMPORT_CONDITIONS.includes(key)) continue;
+      const picked = pickTarget(target[key]);
+      if (picked) return picked;
     }
   }
   return null;
@@ -50,12 +49,14 @@ function pickTarget(target) {
 // The subset of package "exports" resolution that matters here: exact subpaths, "*" patterns, import conditions.
 function resolveExports(exportsField, subpath) {
   const isConditionMap =
-    typeof exportsField === "object" && exportsField !== null && !Array.isArray(exportsField) &&
-    !Object.keys(exportsField).some(function (k) { return k.startsWith("."); });
+    typeof exportsField === "object" &&
+    exportsField !== null &&
+    !Array.isArray(exportsField) &&
+    !Object.keys(exportsField).some((k) => k.startsWith("."));
   if (typeof exportsField === "string" || Array.isArray(exportsField) || isConditionMap) {
     return subpath === "." ? pickTarget(exportsField) : null;
   }
-  if (Object.prototype.hasOwnProperty.call(exportsField, subpath)) return pickTarget(exportsField[subpath]);
+  if (Object.hasOwn(exportsField, subpath)) return pickTarget(exportsField[subpath]);
   for (const key of Object.keys(exportsField)) {
     const star = key.indexOf("*");
     if (star < 0) continue;
@@ -71,7 +72,7 @@ function resolveExports(exportsField, subpath) {
 }
 
 function findPackageDir(name) {
-  let dir = kernelCwd;
+  let dir = process.cwd();
   for (;;) {
     const candidate = path.join(dir, "node_modules", name);
     if (fs.existsSync(path.join(candidate, "package.json"))) return candidate;
@@ -100,17 +101,18 @@ function importFromCwd(specifier, options) {
   if (spec.startsWith("node:") || builtinModules.includes(spec)) return import(spec);
   if (/^[a-zA-Z][a-zA-Z0-9+.-]+:/.test(spec)) return import(spec, options);
   if (spec.startsWith(".") || path.isAbsolute(spec)) {
-    return import(pathToFileURL(path.resolve(kernelCwd, spec)).href, options);
+    return import(pathToFileURL(path.resolve(process.cwd(), spec)).href, options);
   }
   let resolved;
   try {
     resolved = resolveBare(spec);
-  } catch (err) {
-    const missing = new Error("Cannot find package '" + spec + "' from " + kernelCwd);
+  } catch {
+    const missing = new Error("Cannot find package '" + spec + "' from " + process.cwd());
     missing.code = "ERR_MODULE_NOT_FOUND";
     return Promise.reject(missing);
   }
   if (builtinModules.includes(resolved)) return import(resolved);
   return import(pathToFileURL(resolved).href, options);
 }
-`;
+
+module.exports = { cellRequire, importFromCwd };

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { KernelOutput } from "../../src/contracts/outputs.js";
-import { isEvalkitError } from "../../src/errors.js";
-import { JsKernel } from "../../src/kernel/js-kernel.js";
-import type { KernelExit } from "../../src/kernel/kernel.js";
+import type { KernelOutput } from "../../../src/contracts/outputs.js";
+import { isEvalkitError } from "../../../src/errors.js";
+import { JsKernel } from "../../../src/kernel/js/js-kernel.js";
+import type { KernelExit } from "../../../src/kernel/kernel.js";
 
 function abortAfter(ms: number): AbortSignal {
   const controller = new AbortController();
@@ -42,7 +42,23 @@ describe("JsKernel interrupts", () => {
     }
   });
 
-  it("kills a synchronous busy loop within a bounded time and runs the next cell in a fresh worker", async () => {
+  it("interrupts a synchronous loop at the top of a cell and keeps the state", async () => {
+    const kernel = new JsKernel({ interruptGraceMs: 5000 });
+    try {
+      await kernel.execute("const kept = 'state'");
+      const outcome = await kernel.execute("let spins = 0; while (true) { spins++ }", {
+        signal: abortAfter(300),
+      });
+      expect(outcome).toMatchObject({ status: "error", cancelled: true, error: { ename: "InterruptError" } });
+      expect((await kernel.execute("[kept, spins > 0]")).outputs[0]).toMatchObject({
+        data: { "application/json": ["state", true] },
+      });
+    } finally {
+      await kernel.shutdown();
+    }
+  });
+
+  it("kills a synchronous busy loop after an await within a bounded time and runs the next cell in a fresh process", async () => {
     const kernel = new JsKernel({ interruptGraceMs: 300 });
     const exits: KernelExit[] = [];
     kernel.onExit((exit) => exits.push(exit));
@@ -51,7 +67,7 @@ describe("JsKernel interrupts", () => {
       const seen: KernelOutput[] = [];
       const started = Date.now();
       const failure = await kernel
-        .execute("console.log('entering loop'); while (true) {}", {
+        .execute("await null; console.log('entering loop'); while (true) {}", {
           signal: abortAfter(100),
           onOutput: (o) => seen.push(o),
         })
@@ -74,11 +90,11 @@ describe("JsKernel interrupts", () => {
     }
   });
 
-  it("interrupt() without a signal also stops a busy loop", async () => {
+  it("interrupt() without a signal also stops a busy loop after an await", async () => {
     const kernel = new JsKernel({ interruptGraceMs: 200 });
     await kernel.start();
     try {
-      const pending = kernel.execute("for (;;) {}");
+      const pending = kernel.execute("await null; for (;;) {}");
       setTimeout(() => kernel.interrupt(), 100);
       await expect(pending).rejects.toMatchObject({ code: "KERNEL_DIED" });
     } finally {
@@ -101,7 +117,7 @@ describe("JsKernel interrupts", () => {
 });
 
 describe("JsKernel lifecycle", () => {
-  it("reports a worker that exits during a cell as KERNEL_DIED without taking the host down", async () => {
+  it("reports a kernel that exits during a cell as KERNEL_DIED without taking the host down", async () => {
     const kernel = new JsKernel();
     try {
       await expect(kernel.execute("process.exit(3)")).rejects.toMatchObject({
@@ -114,7 +130,7 @@ describe("JsKernel lifecycle", () => {
     }
   });
 
-  it("shutdown() ends the worker, notifies listeners, and later executes fail with KERNEL_CLOSED", async () => {
+  it("shutdown() ends the kernel process, notifies listeners, and later executes fail with KERNEL_CLOSED", async () => {
     const kernel = new JsKernel();
     await kernel.start();
     const exits: KernelExit[] = [];

@@ -1,6 +1,6 @@
 import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
-import { mapColumn, rewriteJsCell } from "../../src/kernel/js-rewrite.js";
+import { mapColumn, rewriteJsCell } from "../../../src/kernel/js/js-rewrite.js";
 
 describe("rewriteJsCell", () => {
   it("turns top-level let and const into var declarations so a later cell may declare them again", () => {
@@ -91,5 +91,20 @@ describe("rewriteJsCell", () => {
     const out = rewriteJsCell("let a = ;");
     expect(out.isParsed).toBe(false);
     expect(out.code).toBe("let a = ;");
+  });
+});
+
+describe("rewriteJsCell after an await", () => {
+  it("returns a parenthesised object literal as the cell's value instead of a syntax error", async () => {
+    const out = rewriteJsCell("await 1; ({a: 1})");
+    expect(out.isAsync).toBe(true);
+    const value = await (runInNewContext(out.code, {}) as Promise<unknown>);
+    expect(value).toEqual({ a: 1 });
+  });
+
+  it("returns the last expression with or without its semicolon", async () => {
+    for (const code of ["await 1; (2 + 3);", "await 1;\n(2 + 3)", "await 1; 2 + 3"]) {
+      expect(await (runInNewContext(rewriteJsCell(code).code, {}) as Promise<unknown>), code).toBe(5);
+    }
   });
 });

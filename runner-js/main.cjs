@@ -1,0 +1,78 @@
+"use strict";
+// Entry of the JS kernel process (docs/protocol.md): `node main.cjs <sync-nonce> [status-mime]`.
+// fd 0 is /dev/null, fd 1 and fd 2 are the host's capture pipes, fd 3 carries frames both ways.
+
+const channel = require("./channel.cjs");
+
+// Everything this kernel started is in its process group (the host spawned it as a group leader).
+function endEverything() {
+  try {
+    process.kill(-process.pid, "SIGKILL");
+  } catch {
+    // not a group leader (started through a launcher): at least this process goes
+  }
+  process.reallyExit(70);
+}
+
+channel.configure(process.argv[2] || "", endEverything);
+
+const { interruptCell, reportStray, runCell } = require("./cells.cjs");
+const { createCellContext } = require("./context.cjs");
+const { setStatusMime, settleCall } = require("./prelude.cjs");
+
+if (process.argv[3]) setStatusMime(process.argv[3]);
+
+// A cell must not signal the host, nor every process it may reach; its own group is its own business.
+const hostPid = process.ppid;
+function guardSignals(original) {
+  return function kill(pid, ...rest) {
+    const target = Number(pid);
+    if (target === -1 || (hostPid > 1 && (target === hostPid || target === -hostPid))) {
+      const error = new Error(
+        "process.kill(" + pid + ") would signal the evalkit host or every process, so it was refused",
+      );
+      error.code = "EPERM";
+      throw error;
+    }
+    return original.call(process, pid, ...rest);
+  };
+}
+process.kill = guardSignals(process.kill);
+
+process.on("uncaughtException", (err) =>
+  reportStray("Uncaught exception (outside the cell's await chain):\n", err),
+);
+process.on("unhandledRejection", (reason) => reportStray("Unhandled promise rejection:\n", reason));
+process.on("SIGINT", () => interruptCell(undefined));
+
+const context = createCellContext();
+let queue = Promise.resolve();
+
+channel.listen((frame) => {
+  switch (frame.type) {
+    case "execute":
+      queue = queue.then(() => runCell(context, frame));
+      return;
+    case "interrupt":
+      interruptCell(frame.id);
+      return;
+    case "reply":
+      settleCall(frame);
+      return;
+    case "exit":
+      process.exit(0);
+  }
+});
+
+channel.send({ type: "ready", pid: process.pid, node: process.version, protocol: 1, cwd: process.cwd() });
+
+// A host that dies without closing fd 3 cleanly, or while a cell spins: a thread notices the new parent.
+setImmediate(() => {
+  const { Worker } = require("node:worker_threads");
+  const source =
+    "const { workerData } = require('node:worker_threads');" +
+    "setInterval(() => { if (process.ppid !== workerData) { try { process.kill(-process.pid, 'SIGKILL') } catch {} " +
+    "process.kill(process.pid, 'SIGKILL') } }, 250);";
+  const watcher = new Worker(source, { eval: true, workerData: hostPid, stdout: true, stderr: true });
+  watcher.unref();
+});

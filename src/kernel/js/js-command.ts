@@ -1,0 +1,32 @@
+// The JS kernel's spawn argv, built in one place so a sandbox or launcher prefix wraps it the same way everywhere.
+import { fileURLToPath } from "node:url";
+
+/** The runner's entry, both from src/ (tests) and dist/ (installed): `<package>/runner-js/main.cjs`. */
+export const JS_RUNNER_MAIN = fileURLToPath(new URL("../../../runner-js/main.cjs", import.meta.url));
+
+export interface JsCommandOptions {
+  /** Node executable. */
+  node: string;
+  /** V8 heap limit in MB (`--max-old-space-size`). */
+  maxHeapMb: number;
+  /** Random marker the runner writes on fd 1 and fd 2 at each sync point (docs/protocol.md). */
+  syncNonce: string;
+  /** MIME type of prelude status displays. */
+  statusMime: string;
+  /** Command prefix (`prlimit --as=…`, `bwrap …`); it must keep fd 3 open for the runner. */
+  launcher?: string[];
+}
+
+/** `[launcher...] node --max-old-space-size=N <runner-js/main.cjs> <nonce> <status mime>` */
+export function buildJsKernelCommand(options: JsCommandOptions): { command: string; args: string[] } {
+  const argv = [
+    options.node,
+    `--max-old-space-size=${options.maxHeapMb}`,
+    JS_RUNNER_MAIN,
+    options.syncNonce,
+    options.statusMime,
+  ];
+  const full = [...(options.launcher ?? []), ...argv];
+  const [command, ...args] = full as [string, ...string[]];
+  return { command, args };
+}

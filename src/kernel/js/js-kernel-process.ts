@@ -1,0 +1,195 @@
+// One JS kernel process: spawn in its own group, frames on fd 3, capture pipes on fd 1/2, memory watch, exit.
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import type { Socket } from "node:net";
+import { STATUS_MIME } from "../../contracts/outputs.js";
+import { EvalkitError } from "../../errors.js";
+import type { KernelExit } from "../kernel.js";
+import { climbKillLadder, reapKernelTree, waitForChildExit } from "../kill-ladder.js";
+import { LineReader } from "../line-reader.js";
+import { watchMemory } from "../memory-watch.js";
+import { signalGroup } from "../process-group.js";
+import { KERNEL_TAG_NAME } from "../process-tree.js";
+import { buildJsKernelCommand } from "./js-command.js";
+import { type ChannelItem, OrderedChannels } from "./ordered-channels.js";
+
+const STDERR_TAIL_CHARS = 8192;
+/** After the process exits, how long its pipes may take to hand over their last bytes. */
+const CLOSE_GRACE_MS = 500;
+const HEAP_OOM = /JavaScript heap out of memory|Reached heap limit|Allocation failed - process out of memory/;
+
+export interface JsProcessConfig {
+  node: string;
+  cwd: string;
+  env: Record<string, string>;
+  maxHeapMb: number;
+  memoryMb: number;
+  launcher?: string[];
+  /** Every frame and stream piece, in the order the runner wrote them. */
+  onItem: (item: ChannelItem) => void;
+  /** Once, after the process is gone and its last output was delivered. */
+  onExit: (exit: KernelExit) => void;
+}
+
+/** What the runner said in its `ready` frame. */
+export interface JsReadyInfo {
+  pid: number;
+  node: string;
+  cwd: string;
+}
+
+export class JsKernelProcess {
+  readonly child: ChildProcess;
+  readonly ready: Promise<JsReadyInfo>;
+  private readonly channel: Socket;
+  private readonly reader = new LineReader();
+  private readonly merger: OrderedChannels;
+  private readonly tag = randomBytes(8).toString("hex");
+  private stderrTail = "";
+  private oomCause: string | undefined;
+  private requested = false;
+  private exited = false;
+  private stopWatch: () => void = () => undefined;
+  private settleReady: ((info: JsReadyInfo) => void) | undefined;
+
+  constructor(private readonly config: JsProcessConfig) {
+    const nonce = randomBytes(8).toString("hex");
+    const { command, args } = buildJsKernelCommand({
+      node: config.node,
+      maxHeapMb: config.maxHeapMb,
+      syncNonce: nonce,
+      statusMime: STATUS_MIME,
+      ...(config.launcher ? { launcher: config.launcher } : {}),
+    });
+    this.merger = new OrderedChannels(nonce, (item) => this.deliver(item));
+    // Inherited by everything the kernel starts: how its strays are found once it is gone (process-tree.ts).
+    const env = { ...config.env, [KERNEL_TAG_NAME]: this.tag };
+    this.child = spawn(command, args, {
+      cwd: config.cwd,
+      env,
+      stdio: ["ignore", "pipe", "pipe", "pipe"],
+      detached: process.platform !== "win32",
+      windowsHide: true,
+    });
+    this.channel = this.child.stdio[3] as Socket;
+    this.ready = new Promise<JsReadyInfo>((resolve, reject) => {
+      this.settleReady = resolve;
+      this.child.once("error", (err) =>
+        reject(
+          new EvalkitError("KERNEL_START_FAILED", `could not start ${command}: ${err.message}`, {}, err),
+        ),
+      );
+      this.child.once("exit", (code, signal) =>
+        reject(new Error(`the kernel exited during start-up (${signal ?? `exit code ${code}`})`)),
+      );
+    });
+    this.ready.catch(() => undefined);
+    this.child.stdout?.on("data", (chunk: Buffer) => this.merger.stdout(chunk));
+    this.child.stderr?.on("data", (chunk: Buffer) => this.merger.stderr(chunk));
+    this.channel.on("data", (chunk: Buffer) => this.onChannel(chunk));
+    this.channel.on("error", () => undefined); // EPIPE once the runner is gone; the exit reports it
+    this.child.on("exit", (code, signal) => void this.onProcessExit(code, signal));
+  }
+
+  get stderr(): string {
+    return this.stderrTail;
+  }
+
+  get hasExited(): boolean {
+    return this.exited;
+  }
+
+  send(frame: Record<string, unknown>): void {
+    if (this.exited || this.channel.destroyed) return;
+    this.channel.write(`${JSON.stringify(frame)}\n`);
+  }
+
+  /** SIGINT to the group: ends a synchronous loop at the top of a cell, and the cell's children like Ctrl-C. */
+  signalInterrupt(): void {
+    if (!this.exited && !this.config.launcher?.length) signalGroup(this.child, "SIGINT");
+  }
+
+  /** Keep the host alive for this process (while a cell runs) or not (idle). */
+  setRef(isRef: boolean): void {
+    for (const handle of [this.child, this.channel, this.child.stdout, this.child.stderr]) {
+      const target = handle as { ref?: () => void; unref?: () => void } | null;
+      if (isRef) target?.ref?.();
+      else target?.unref?.();
+    }
+  }
+
+  /** Ends the process tree: exit frame first when `polite`, else straight to TERM, then KILL. */
+  async stop(polite: boolean): Promise<void> {
+    this.requested = true;
+    if (this.exited) return;
+    await climbKillLadder(
+      {
+        child: this.child,
+        ...(polite ? { requestExit: () => this.send({ type: "exit" }) } : {}),
+        waitExit: (ms) => waitForChildExit(this.child, ms, () => this.exited),
+      },
+      polite ? {} : { termMs: 200 },
+    );
+  }
+
+  private onChannel(chunk: Buffer): void {
+    let lines: Buffer[];
+    try {
+      lines = this.reader.push(chunk);
+    } catch {
+      void this.stop(false);
+      return;
+    }
+    for (const line of lines) {
+      let frame: unknown;
+      try {
+        frame = JSON.parse(line.toString("utf8"));
+      } catch {
+        continue; // only the runner writes fd 3, and it writes JSON: nothing else can reach it
+      }
+      if (typeof frame === "object" && frame !== null) this.merger.frame(frame as Record<string, unknown>);
+    }
+  }
+
+  private deliver(item: ChannelItem): void {
+    if (item.kind === "text" && item.name === "stderr") {
+      this.stderrTail = (this.stderrTail + item.text).slice(-STDERR_TAIL_CHARS);
+    }
+    if (item.kind === "frame" && item.frame.type === "ready") {
+      const info = item.frame as unknown as JsReadyInfo;
+      this.stopWatch = watchMemory(info.pid, this.config.memoryMb * 1024 * 1024, (rss) => {
+        this.oomCause = `out of memory: the kernel's resident memory reached ${Math.round(rss / 1048576)} MB, over its limit of ${this.config.memoryMb} MB`;
+        signalGroup(this.child, "SIGKILL");
+      });
+      this.settleReady?.(info);
+      return;
+    }
+    this.config.onItem(item);
+  }
+
+  private async onProcessExit(exitCode: number | null, signal: NodeJS.Signals | null): Promise<void> {
+    this.exited = true;
+    this.stopWatch();
+    reapKernelTree(this.child, this.tag);
+    // The pipes close once the group is gone; their last bytes (a print before process.exit) still count.
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, CLOSE_GRACE_MS);
+      this.child.once("close", () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+    this.merger.flush();
+    const heapCause = HEAP_OOM.test(this.stderrTail)
+      ? `out of memory: the V8 heap limit of ${this.config.maxHeapMb} MB was reached`
+      : undefined;
+    const cause = this.oomCause ?? heapCause;
+    this.config.onExit({
+      exitCode,
+      signal,
+      requested: this.requested && cause === undefined,
+      stderrTail: this.stderrTail,
+      ...(cause ? { cause, outOfMemory: true } : {}),
+    });
+  }
+}
