@@ -1,29 +1,22 @@
 // IPython fidelity on two library legs: Debian's python3 (IPython 8, pandas 1.x/2.x) and a venv of today's
 // libraries (IPython 9, pandas 3, polars): results, automagic, history, prompts, display formatter, introspection.
 
-import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { PythonKernel } from "../../src/kernel/python-kernel.js";
 import { DEBIAN_PYTHON, findCurrentLegPython } from "../helpers/interpreters.js";
+import { findMissingModules } from "../helpers/libraries.js";
 import { startKernel } from "../helpers/python.js";
 import { describeOutputs, runOk } from "./magics-helpers.js";
 
 const NEEDED = ["IPython", "pandas"];
-const isRequired = Boolean(process.env.EVALKIT_PYTHON_INTEGRATION);
+// CI installs both legs and sets EVALKIT_REQUIRE_PYTHON_LIBS=1: there a missing library fails instead of skipping.
+const isRequired = process.env.EVALKIT_REQUIRE_PYTHON_LIBS === "1";
 
 function missingModules(python: string, modules: string[]): string[] {
-  if (!existsSync(python)) return modules;
-  return modules.filter((name) => {
-    try {
-      execFileSync(python, ["-c", `import ${name}`], { stdio: "ignore" });
-      return false;
-    } catch {
-      return true;
-    }
-  });
+  return existsSync(python) ? findMissingModules(python, modules) : modules;
 }
 
 interface Leg {
@@ -59,7 +52,7 @@ function currentLeg(): Leg {
 
 const LEGS = [debianLeg(), currentLeg()];
 for (const leg of LEGS) {
-  if (leg.skip) console.warn(`SKIPPED: IPython fidelity on the ${leg.name} leg: ${leg.skip}`);
+  if (leg.skip) console.warn(`skipping IPython fidelity on the ${leg.name} leg: ${leg.skip}`);
 }
 
 // Values whose text/plain must equal IPython.lib.pretty.pretty() of the same value on the same interpreter.
