@@ -332,6 +332,7 @@ export class JsKernel implements Kernel {
       signal: exit.signal,
       stderrTail: exit.stderrTail,
       ...(exit.cause ? { cause: exit.cause, outOfMemory: exit.outOfMemory === true } : {}),
+      exit,
     };
     const how = exit.cause ?? (exit.signal ? `signal ${exit.signal}` : `exit code ${exit.exitCode}`);
     const message = exit.requested
