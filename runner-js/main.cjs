@@ -65,6 +65,11 @@ setImmediate(() => {
     "const { workerData } = require('node:worker_threads');" +
     "setInterval(() => { if (process.ppid !== workerData.hostPid) require(workerData.reap).endEverything() }, 250);";
   const reap = require("node:path").join(__dirname, "reap.cjs");
-  const watcher = new Worker(source, { eval: true, workerData: { hostPid, reap }, stdout: true, stderr: true });
+  const watcher = new Worker(source, {
+    eval: true,
+    workerData: { hostPid, reap },
+    stdout: true,
+    stderr: true,
+  });
   watcher.unref();
 });

@@ -18,7 +18,12 @@ function killTagged(tag) {
   for (const entry of entries) {
     if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
     try {
-      if (fs.readFileSync("/proc/" + entry + "/environ", "latin1").split("\0").includes(needle)) {
+      if (
+        fs
+          .readFileSync("/proc/" + entry + "/environ", "latin1")
+          .split("\0")
+          .includes(needle)
+      ) {
         process.kill(Number(entry), "SIGKILL");
       }
     } catch {
