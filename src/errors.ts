@@ -18,6 +18,8 @@ export type EvalkitErrorCode =
   | "CWD_INVALID"
   | "ABORTED"
   | "DISPOSED"
+  | "SESSION_BUSY"
+  | "JOB_NOT_FOUND"
   | "INTERNAL";
 
 /** Extra facts attached to an error (exit code, stderr tail, offending field...). */

@@ -94,6 +94,11 @@ export async function runExec(argv: string[], io: CommandIo): Promise<number> {
       io.stderr(`evalkit exec: invalid input: ${parsed.error.problems.join("; ")}\n`);
       return 2;
     }
+    if (parsed.value.yieldAfter !== undefined) {
+      // exec is one-shot: its process (and the kernels) end with the call, so there is nothing to come back to.
+      io.stderr("evalkit exec: note: yieldAfter is ignored (exec runs every cell to its end)\n");
+      delete parsed.value.yieldAfter;
+    }
     const missing = await describeMissingPython(tool, parsed.value);
     if (missing !== undefined) {
       io.stderr(`evalkit exec: ${missing}\n`);

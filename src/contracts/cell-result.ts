@@ -4,8 +4,8 @@ import type { CellErrorInfo, CellOutput } from "./outputs.js";
 /** Languages a cell can run in. */
 export type CellLanguage = "py" | "js";
 
-/** How a cell ended. */
-export type CellStatus = "ok" | "error" | "timeout" | "cancelled" | "killed" | "died" | "skipped";
+/** How a cell ended; `running` only in a return of a job whose cell has not ended yet (docs/tool.md, Jobs). */
+export type CellStatus = "ok" | "error" | "timeout" | "cancelled" | "killed" | "died" | "skipped" | "running";
 
 /** Where the full output went when the text had to be shortened. */
 export interface TruncationInfo {
@@ -31,8 +31,19 @@ export interface CellResult {
   notices?: string[];
 }
 
+/** Where a job stands: `running`, or how it ended (`done`: every cell ok; `failed`: some cell did not end ok). */
+export type EvalJobState = "running" | "done" | "cancelled" | "failed";
+
+/** The handle of a call that returned while its cells keep running (`yieldAfter`). */
+export interface EvalJobInfo {
+  id: string;
+  state: EvalJobState;
+}
+
 /** `details` of an eval call. */
 export interface EvalDetails {
   ok: boolean;
   cells: CellResult[];
+  /** Present on every return of a job: a call that used `yieldAfter` and did not end in time, and `{ job }` calls. */
+  job?: EvalJobInfo;
 }

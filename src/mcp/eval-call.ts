@@ -2,7 +2,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { isEvalkitError } from "../errors.js";
 import type { EvalTool } from "../tool/eval-tool.js";
-import { safeParseEvalInput } from "../tool/input-schema.js";
+import { isJobInput, safeParseEvalRequest } from "../tool/input-schema.js";
 import type { EvalToolResult } from "../tool/run-call.js";
 import { createProgressReporter, type ProgressParams } from "./progress-reporter.js";
 import {
@@ -54,11 +54,12 @@ export async function runEvalToolCall(
   args: unknown,
   context: EvalCallContext,
 ): Promise<CallToolResult> {
-  const parsed = safeParseEvalInput(tool.zodSchema, args ?? {});
+  const parsed = safeParseEvalRequest(tool.zodSchema, args ?? {});
   if (!parsed.ok) {
     return toolError(
       `invalid eval input: ${parsed.error.problems.join("; ")}\n` +
-        'expected {"cells": [{"code": "...", "language"?: "py" | "js", "title"?, "timeout"?, "reset"?}]}',
+        'expected {"cells": [{"code": "...", "language"?: "py" | "js", "title"?, "timeout"?, "reset"?}], "yieldAfter"?} ' +
+        'or {"job": "<id>", "wait"?: seconds} or {"job": "<id>", "cancel": true}',
     );
   }
   const reporter =
@@ -66,7 +67,8 @@ export async function runEvalToolCall(
       ? undefined
       : createProgressReporter({
           progressToken: context.progressToken,
-          totalCells: parsed.value.cells.length,
+          // A job call learns the job's cell count from its first update.
+          totalCells: isJobInput(parsed.value) ? 0 : parsed.value.cells.length,
           send: context.sendProgress,
           heartbeatMs: context.heartbeatMs,
         });

@@ -44,10 +44,12 @@ export function createProgressReporter(options: ProgressReporterOptions): Progre
   let lastRunningIndex = -1;
   let running: { label: string; lastLine: string; startedAt: number } | undefined;
   let isStopped = false;
+  // A job call does not know the job's cell count up front: the first update says it.
+  let totalCells = options.totalCells;
   let trailing: ReturnType<typeof setTimeout> | undefined;
 
   const describe = (): string => {
-    if (running === undefined) return `${finished}/${options.totalCells} cells done`;
+    if (running === undefined) return `${finished}/${totalCells} cells done`;
     const seconds = ((now() - running.startedAt) / 1000).toFixed(1);
     const tail = running.lastLine === "" ? "" : `: ${running.lastLine}`;
     return `${running.label} running ${seconds}s${tail}`;
@@ -65,7 +67,7 @@ export function createProgressReporter(options: ProgressReporterOptions): Progre
       options.send({
         progressToken: options.progressToken,
         progress: value,
-        total: options.totalCells,
+        total: totalCells,
         message: describe(),
       });
     } catch {
@@ -81,6 +83,7 @@ export function createProgressReporter(options: ProgressReporterOptions): Progre
   return {
     update(progress) {
       if (isStopped) return;
+      if (progress.totalCells !== undefined) totalCells = progress.totalCells;
       const done = progress.details.cells.length;
       const runningIndex = progress.running?.index ?? -1;
       const cellChanged = done !== finished || runningIndex !== lastRunningIndex;
@@ -95,7 +98,7 @@ export function createProgressReporter(options: ProgressReporterOptions): Progre
       } else {
         const name = cell.title ?? (cell.language === "py" ? "python" : "javascript");
         running = {
-          label: `cell ${cell.index + 1}/${options.totalCells} (${name})`,
+          label: `cell ${cell.index + 1}/${totalCells} (${name})`,
           lastLine: lastLineOf(cell.text),
           startedAt: now() - cell.elapsedMs,
         };

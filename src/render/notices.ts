@@ -57,6 +57,9 @@ export function statusNotice(status: CellStatus, durationMs: number, error?: Cel
       };
     case "skipped":
       return { kind: "skipped", text: "[skipped] not run because an earlier cell did not finish ok" };
+    case "running":
+      // A job's cell between returns: not an ending, so no notice.
+      return null;
   }
 }
 

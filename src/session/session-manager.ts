@@ -7,6 +7,7 @@ import { HostBridge } from "./bridge-handlers.js";
 import { ConcurrencyLimiter } from "./concurrency-limiter.js";
 import { buildPlainEnv, createDefaultKernel, createDefaultResolver } from "./default-kernels.js";
 import { DEFAULT_MAX_TIMEOUT_SEC, DEFAULT_TIMEOUT_SEC } from "./idle-timeout.js";
+import { JobRegistry } from "./job-registry.js";
 import { KernelPool } from "./kernel-pool.js";
 import { makeGroupKey, SessionCall } from "./session-call.js";
 import type {
@@ -50,6 +51,8 @@ export interface RetainedKernelInfo {
  */
 export class SessionManager {
   readonly mode: KernelMode;
+  /** Jobs (calls that returned while their cells run) on this manager's sessions: docs/tool.md, Jobs. */
+  readonly jobs = new JobRegistry();
   private readonly pool: KernelPool;
   private readonly queues = new Map<string, { queue: ConcurrencyLimiter; openCalls: number }>();
   private readonly ownKernels = new Set<Kernel>();

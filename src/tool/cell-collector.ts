@@ -51,12 +51,12 @@ export interface CellCollectorOptions {
 
 /** One cell's collector. `add()` each output in order, `finish()` once. */
 export class CellCollector {
-  private readonly sink: OutputSink;
+  private sink: OutputSink;
   private readonly sinkOptions: OutputSinkOptions;
   private readonly redact: (text: string) => string;
   private readonly streamRedactors: Record<"stdout" | "stderr", StreamRedactor>;
-  private readonly outputs: CellOutput[] = [];
-  private readonly images: DisplayImage[] = [];
+  private outputs: CellOutput[] = [];
+  private images: DisplayImage[] = [];
   private readonly retainLimit: number;
   private readonly maxImageBytes: number;
   private retainedChars = 0;
@@ -138,6 +138,21 @@ export class CellCollector {
   /** The text so far (for live updates). */
   snapshot(): string {
     return this.sink.snapshot();
+  }
+
+  /**
+   * A job's return while the cell runs: hands over everything since the previous cut as if the cell had ended
+   * there (own text budget, own artifact) and starts afresh, so memory never holds more than one return's view.
+   */
+  cut(): CollectedCell {
+    const collected = this.finish();
+    this.sink = new OutputSink(this.sinkOptions);
+    this.outputs = [];
+    this.images = [];
+    this.retainedChars = 0;
+    this.isRetainCapped = false;
+    this.hasRewrites = false;
+    return collected;
   }
 
   /** Ends the cell: closes the sink (artifact) and returns text, outputs and images. */

@@ -9,15 +9,19 @@ import { SessionManager } from "../session/session-manager.js";
 import type { SessionManagerOptions } from "../session/session-types.js";
 import { BackendSelector, type EvalBackendStatus } from "./backends.js";
 import { buildEvalDescription } from "./description.js";
+import type { EvalJob } from "./eval-job.js";
 import {
   createEvalInputSchema,
+  type EvalInput,
   type EvalInputSchema,
+  isJobInput,
   type JsonSchemaObject,
-  parseEvalInput,
+  parseEvalRequest,
   toInputJsonSchema,
 } from "./input-schema.js";
+import { assertSessionFree, continueJob, runYieldingCall, sessionGroup } from "./job-call.js";
 import { buildContent } from "./result-content.js";
-import { type EvalProgress, type EvalToolResult, runEvalCall } from "./run-call.js";
+import { type EvalProgress, type EvalToolResult, type RunCallTap, runEvalCall } from "./run-call.js";
 import { type EvalToolOptions, type ResolvedToolOptions, resolveToolOptions } from "./tool-options.js";
 
 /** Per-call context of `execute`. */
@@ -91,10 +95,34 @@ export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
     return store;
   };
 
+  const ownJobs = new Set<EvalJob>();
+  const pinArtifacts = (result: EvalToolResult) => {
+    // Artifacts this tool handed out stay readable while it lives (pruning skips pinned ones).
+    for (const cell of result.details.cells) {
+      const uri = cell.truncated?.artifact;
+      if (uri !== undefined && !pinned.has(uri)) {
+        pinned.add(uri);
+        getStore().pin(uri.replace(/^artifact:\/\//, ""));
+      }
+    }
+    return result;
+  };
+
   const execute = async (input: unknown, context: EvalExecuteContext = {}): Promise<EvalToolResult> => {
     if (isDisposed) throw new EvalkitError("DISPOSED", "the eval tool was disposed");
-    const parsed = parseEvalInput(zodSchema, input);
+    const request = parseEvalRequest(zodSchema, input);
     const { signal } = context;
+    const group = sessionGroup(config.sessionId, config.cwd);
+    const jobContext = {
+      registry: manager.jobs,
+      sessionId: config.sessionId,
+      group,
+      signal,
+      onUpdate: context.onUpdate,
+    };
+    if (isJobInput(request)) return pinArtifacts(await continueJob(jobContext, request));
+    const parsed: EvalInput = request;
+    assertSessionFree(manager.jobs, group);
     let release: () => void;
     try {
       release = await exclusive.acquire(signal);
@@ -108,35 +136,45 @@ export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
     }
     try {
       if (isDisposed) throw new EvalkitError("DISPOSED", "the eval tool was disposed");
+      // A job may have started while this call waited for the previous one.
+      assertSessionFree(manager.jobs, group);
       // Read (at most once a second): a secret set in the host environment after the tool was created is still hidden.
       const { secrets, redact } = readSecrets();
-      const result = await runEvalCall({
-        input: parsed,
-        openCall: () =>
-          manager.openCall({
-            sessionId: config.sessionId,
-            cwd: config.cwd,
-            ...(signal ? { signal } : {}),
-          }),
-        backends,
-        defaultTimeout: config.defaultTimeout,
-        output: config.output,
-        secrets,
-        artifactsDir: config.artifactsDir,
-        store: getStore(),
-        redact,
-        onUpdate: context.onUpdate,
-        updateIntervalMs: config.updateIntervalMs,
-      });
-      // Artifacts this tool handed out stay readable while it lives (pruning skips pinned ones).
-      for (const cell of result.details.cells) {
-        const uri = cell.truncated?.artifact;
-        if (uri !== undefined && !pinned.has(uri)) {
-          pinned.add(uri);
-          getStore().pin(uri.replace(/^artifact:\/\//, ""));
-        }
-      }
-      return result;
+      const run = (
+        callSignal: AbortSignal | undefined,
+        onUpdate: EvalExecuteContext["onUpdate"],
+        tap?: RunCallTap,
+      ) =>
+        runEvalCall({
+          input: parsed,
+          openCall: () =>
+            manager.openCall({
+              sessionId: config.sessionId,
+              cwd: config.cwd,
+              ...(callSignal ? { signal: callSignal } : {}),
+            }),
+          backends,
+          defaultTimeout: config.defaultTimeout,
+          output: config.output,
+          secrets,
+          artifactsDir: config.artifactsDir,
+          store: getStore(),
+          redact,
+          onUpdate,
+          updateIntervalMs: config.updateIntervalMs,
+          ...(tap ? { tap } : {}),
+        });
+      if (parsed.yieldAfter === undefined) return pinArtifacts(await run(signal, context.onUpdate));
+      const result = await runYieldingCall(
+        jobContext,
+        parsed,
+        (tap, onUpdate, jobSignal) => run(jobSignal, onUpdate, tap),
+        (job) => {
+          ownJobs.add(job);
+          void job.ended.then(() => ownJobs.delete(job));
+        },
+      );
+      return pinArtifacts(result);
     } finally {
       release();
     }
@@ -161,7 +199,10 @@ export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
     dispose() {
       disposing ??= (async () => {
         isDisposed = true;
+        // Jobs end with their tool: cancelled through the usual ladder (a shared manager stays up).
+        for (const job of ownJobs) job.cancel();
         if (isManagerOwned) await manager.dispose();
+        await Promise.all([...ownJobs].map((job) => job.ended));
         for (const uri of pinned) store?.unpin(uri.replace(/^artifact:\/\//, ""));
         pinned.clear();
       })();

@@ -28,6 +28,25 @@ export interface EvalInput {
   timeout?: number;
   /** Reset each language's kernel before its first cell in this call. */
   reset?: boolean;
+  /** Seconds (clamped to 0..maxTimeout): return with a job handle if cells still run then (docs/tool.md, Jobs). */
+  yieldAfter?: number;
+}
+
+/** A call on a running job: collect its new output (waiting up to `wait` s), or cancel it. */
+export interface EvalJobInput {
+  job: string;
+  /** Seconds (clamped to 0..maxTimeout) to wait for the job's end; default 0. */
+  wait?: number;
+  /** Interrupt the job's cells (the usual interrupt, then kill ladder) and return its final result. */
+  cancel?: boolean;
+}
+
+/** Either kind of eval call. */
+export type EvalRequest = EvalInput | EvalJobInput;
+
+/** True for `{ job, wait?, cancel? }`. */
+export function isJobInput(request: EvalRequest): request is EvalJobInput {
+  return (request as Partial<EvalJobInput>).job !== undefined;
 }
 
 /** What shapes the schema: the enabled languages and the timeout bounds. */
@@ -84,20 +103,56 @@ export function createEvalInputSchema(options: EvalInputSchemaOptions = {}) {
       .describe("Restart this cell's interpreter (fresh state) before the cell runs."),
   });
 
-  return z.strictObject({
-    cells: z
-      .array(cell)
-      .min(1)
-      .describe(
-        "Cells to run in order; the first cell that fails stops the call and later cells are skipped.",
-      ),
-    timeout: z
+  const seconds = (what: string) =>
+    z
       .number()
-      .transform((value) => Math.min(maxTimeout, Math.max(1, value)))
+      .transform((value) => Math.min(maxTimeout, Math.max(0, value)))
       .optional()
-      .describe(`Default timeout in seconds for cells that set none (clamped to 1..${maxTimeout}).`),
-    reset: z.boolean().optional().describe("Restart each interpreter before its first cell in this call."),
-  });
+      .describe(`${what} (clamped to 0..${maxTimeout}).`);
+
+  return z
+    .strictObject({
+      cells: z
+        .array(cell)
+        .min(1)
+        .optional()
+        .describe(
+          "Cells to run in order; the first cell that fails stops the call and later cells are skipped.",
+        ),
+      timeout: z
+        .number()
+        .transform((value) => Math.min(maxTimeout, Math.max(1, value)))
+        .optional()
+        .describe(`Default timeout in seconds for cells that set none (clamped to 1..${maxTimeout}).`),
+      reset: z.boolean().optional().describe("Restart each interpreter before its first cell in this call."),
+      yieldAfter: seconds(
+        "Seconds after which the call returns with a job handle (details.job) if cells still run; " +
+          "they keep running under their timeout. 0 returns after the first output",
+      ),
+      job: z
+        .string()
+        .min(1)
+        .optional()
+        .describe("A job id from details.job: collect the output the job produced since the last return."),
+      wait: seconds("With job: seconds to wait for the job to end before returning (default 0)"),
+      cancel: z.boolean().optional().describe("With job: interrupt the job's cells and return its result."),
+    })
+    .superRefine((data, ctx) => {
+      const issue = (path: string, message: string) =>
+        ctx.addIssue({ code: "custom", path: [path], message });
+      if (data.job === undefined) {
+        if (data.cells === undefined) issue("cells", "expected an array, got nothing");
+        if (data.wait !== undefined) issue("wait", "only allowed with job (a job handle from details.job)");
+        if (data.cancel !== undefined)
+          issue("cancel", "only allowed with job (a job handle from details.job)");
+        return;
+      }
+      for (const key of ["cells", "timeout", "reset", "yieldAfter"] as const) {
+        if (data[key] !== undefined) issue(key, "not allowed with job (a job call only collects or cancels)");
+      }
+      if (data.cancel === true && data.wait !== undefined)
+        issue("wait", "not allowed with cancel (a cancel returns once the job has ended)");
+    });
 }
 
 /** The zod schema type produced by {@link createEvalInputSchema}. */
@@ -123,11 +178,11 @@ export interface EvalInputProblem {
   problems: string[];
 }
 
-/** Parses `input` or describes what is wrong, field by field. */
-export function safeParseEvalInput(
+/** Parses either kind of call (cells, or a job handle) or describes what is wrong, field by field. */
+export function safeParseEvalRequest(
   schema: EvalInputSchema,
   input: unknown,
-): { ok: true; value: EvalInput } | { ok: false; error: EvalInputProblem } {
+): { ok: true; value: EvalRequest } | { ok: false; error: EvalInputProblem } {
   const quick = parseCodeOnlyInput(input);
   if (quick !== undefined) return { ok: true, value: quick };
   const result = schema.safeParse(input);
@@ -139,9 +194,29 @@ export function safeParseEvalInput(
   };
 }
 
-/** Parses `input` or throws EvalkitError INVALID_INPUT whose message names each offending field. */
+/** Parses a cells call (a job handle is refused: this entry point runs cells) or describes what is wrong. */
+export function safeParseEvalInput(
+  schema: EvalInputSchema,
+  input: unknown,
+): { ok: true; value: EvalInput } | { ok: false; error: EvalInputProblem } {
+  const parsed = safeParseEvalRequest(schema, input);
+  if (!parsed.ok || !isJobInput(parsed.value)) return parsed as { ok: true; value: EvalInput };
+  const problem =
+    "job: a job handle is not accepted here; only the eval tool's execute (and MCP) continue jobs";
+  return { ok: false, error: { message: problem, field: "job", problems: [problem] } };
+}
+
+/** Parses either kind of call or throws EvalkitError INVALID_INPUT whose message names each offending field. */
+export function parseEvalRequest(schema: EvalInputSchema, input: unknown): EvalRequest {
+  return orThrow(safeParseEvalRequest(schema, input));
+}
+
+/** Parses a cells call or throws EvalkitError INVALID_INPUT whose message names each offending field. */
 export function parseEvalInput(schema: EvalInputSchema, input: unknown): EvalInput {
-  const parsed = safeParseEvalInput(schema, input);
+  return orThrow(safeParseEvalInput(schema, input));
+}
+
+function orThrow<T>(parsed: { ok: true; value: T } | { ok: false; error: EvalInputProblem }): T {
   if (parsed.ok) return parsed.value;
   throw new EvalkitError("INVALID_INPUT", `invalid eval input: ${parsed.error.message}`, {
     field: parsed.error.field,
@@ -182,8 +257,15 @@ function toOneLine(title: string): string {
   return clampLine(title.replace(/[\x00-\x1f\x7f-\x9f\u2028\u2029]+/g, " ").trim(), MAX_TITLE_CHARS);
 }
 
-function stripUndefined(data: z.output<EvalInputSchema>): EvalInput {
-  const cells = data.cells.map((c) => {
+function stripUndefined(data: z.output<EvalInputSchema>): EvalRequest {
+  if (data.job !== undefined) {
+    const request: EvalJobInput = { job: data.job };
+    if (data.wait !== undefined) request.wait = data.wait;
+    if (data.cancel === true) request.cancel = true;
+    return request;
+  }
+  // superRefine guarantees cells when there is no job.
+  const cells = (data.cells ?? []).map((c) => {
     const cell: EvalCellInput = { code: c.code };
     if (c.language !== undefined) cell.language = c.language;
     if (c.title !== undefined) cell.title = toOneLine(c.title);
@@ -194,5 +276,6 @@ function stripUndefined(data: z.output<EvalInputSchema>): EvalInput {
   const input: EvalInput = { cells };
   if (data.timeout !== undefined) input.timeout = data.timeout;
   if (data.reset !== undefined) input.reset = data.reset;
+  if (data.yieldAfter !== undefined) input.yieldAfter = data.yieldAfter;
   return input;
 }

@@ -27,6 +27,7 @@ const STATUS_WORDS: Record<CellStatus, string> = {
   killed: "killed",
   died: "kernel died",
   skipped: "skipped",
+  running: "running",
 };
 
 const LANGUAGE_NAMES: Record<CellLanguage, string> = { py: "python", js: "javascript" };

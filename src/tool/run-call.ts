@@ -20,6 +20,8 @@ export interface EvalProgress {
   details: EvalDetails;
   /** The cell running now and its output so far (bounded like the final text). */
   running?: { index: number; language: CellLanguage; title?: string; text: string; elapsedMs: number };
+  /** Cells of the whole call (a job's later returns hold fewer). */
+  totalCells?: number;
 }
 
 /** The result of an eval call. */
@@ -41,6 +43,18 @@ export interface RunCallContext {
   redact: (text: string) => string;
   onUpdate: ((progress: EvalProgress) => void) | undefined;
   updateIntervalMs: number;
+  /** A job watching the call (tool/eval-job.ts): each cell as it starts and as it ends. */
+  tap?: RunCallTap;
+}
+
+/** What a job sees of the call it runs in the background. */
+export interface RunCallTap {
+  /** The cell's collector is where a job cuts its returns from. */
+  cellStarted(cell: RunningCellInfo): void;
+  /** After the running cell's collector took an output. */
+  cellOutput(): void;
+  /** `content`: the cell's blocks as the call's result shows them. */
+  cellFinished(result: CellResult, content: EvalContent[]): void;
 }
 
 /** Runs the call's cells and builds `{ content, details }`. Never throws for what happens in a cell. */
@@ -72,6 +86,7 @@ export async function runEvalCall(ctx: RunCallContext): Promise<EvalToolResult> 
         });
         images.push([]);
         addContent();
+        ctx.tap?.cellFinished(cells[index]!, contents[index]!);
         continue;
       }
       const route = await ctx.backends.route(cell.language);
@@ -90,13 +105,15 @@ export async function runEvalCall(ctx: RunCallContext): Promise<EvalToolResult> 
         if (route.notice) notices.push(route.notice);
         const isReset = cell.reset === true || (input.reset === true && !resetDone.has(route.language));
         resetDone.add(route.language);
-        const updater = createUpdater(ctx, cells, contents, {
+        const running: RunningCellInfo = {
           index,
           language: route.language,
           title: cell.title,
           startedAt,
           collector,
-        });
+        };
+        ctx.tap?.cellStarted(running);
+        const updater = createUpdater(ctx, cells, contents, running);
         try {
           call ??= ctx.openCall();
           outcome = await call.run({
@@ -106,6 +123,7 @@ export async function runEvalCall(ctx: RunCallContext): Promise<EvalToolResult> 
             ...(isReset ? { reset: true } : {}),
             onOutput: (output) => {
               collector.add(output);
+              ctx.tap?.cellOutput();
               updater.schedule();
             },
           });
@@ -136,6 +154,7 @@ export async function runEvalCall(ctx: RunCallContext): Promise<EvalToolResult> 
       cells.push(result);
       images.push(collected.images);
       addContent();
+      ctx.tap?.cellFinished(result, contents[index]!);
       if (result.status !== "ok") {
         stopReason = `not run: cell ${index + 1} ended with status "${result.status}"`;
       }
@@ -160,7 +179,11 @@ function emit(
     const header = `[${running.index + 1}/${ctx.input.cells.length}] ${running.title ?? (running.language === "py" ? "python" : "javascript")} (running)`;
     content.push({ type: "text", text: running.text === "" ? header : `${header}\n${running.text}` });
   }
-  const progress: EvalProgress = { content, details: { ok: false, cells: [...cells] } };
+  const progress: EvalProgress = {
+    content,
+    details: { ok: false, cells: [...cells] },
+    totalCells: ctx.input.cells.length,
+  };
   if (running) progress.running = running;
   try {
     ctx.onUpdate(progress);
@@ -169,7 +192,8 @@ function emit(
   }
 }
 
-interface RunningCellInfo {
+/** The cell running now. */
+export interface RunningCellInfo {
   index: number;
   language: CellLanguage;
   title: string | undefined;
