@@ -75,12 +75,17 @@ def find_tagged(tag):
     return found
 
 
-def kill_descendants(root=None):
-    """SIGKILL every descendant of root (default: this process), the groups they lead, and tagged strays."""
+def kill_descendants(root=None, spare=None):
+    """SIGKILL every descendant of root (default: this process), the groups they lead, and tagged strays.
+
+    spare: a pid left alive (the guard, which may be cleaning up at the same time and ends with the runner).
+    """
     if not hasattr(os, "killpg"):
         return
     pids, groups = find_descendants(os.getpid() if root is None else root)
     pids.extend(pid for pid in find_tagged(_tag) if pid not in pids)
+    if spare in pids:
+        pids.remove(spare)
     for group in groups:
         try:
             os.killpg(group, signal.SIGKILL)
