@@ -5,6 +5,7 @@ export type EvalkitErrorCode =
   | "INVALID_INPUT"
   | "PYTHON_NOT_FOUND"
   | "LAUNCHER_NOT_FOUND"
+  | "LAUNCHER_FAILED"
   | "PYTHON_TOO_OLD"
   | "PYTHON_UNAVAILABLE"
   | "JS_UNAVAILABLE"

@@ -2,7 +2,7 @@
 
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import type { CellErrorInfo, KernelOutput } from "../contracts/outputs.js";
 import { EvalkitError } from "../errors.js";
 import { resolveEvalkitHome } from "../runtime/python-candidates.js";
@@ -180,6 +180,29 @@ export class PythonKernel implements Kernel {
         reject(new EvalkitError(code, `could not start ${command}: ${err.message}`, { command }, err));
       });
       child.once("exit", (exitCode, signal) => {
+        const lost = this.lostConnectionCause(exitCode);
+        if (lost !== undefined) {
+          // ssh could not reach the far side: one line with ssh's own (last) words, not a kernel crash to retry.
+          // Its stderr may still be in flight when the exit is seen.
+          const fail = () => {
+            const lines = this.stderrTail.split("\n").filter((line) => line.trim() !== "");
+            const said = lines.at(-1)?.trim() ?? lost;
+            const message = `could not start the kernel through the launcher ${command}: ${said}`;
+            reject(
+              new EvalkitError("LAUNCHER_FAILED", message, {
+                exitCode,
+                stderrTail: this.stderrTail,
+                command,
+              }),
+            );
+          };
+          const timer = setTimeout(fail, 500);
+          child.stderr?.once("close", () => {
+            clearTimeout(timer);
+            fail();
+          });
+          return;
+        }
         reject(
           new EvalkitError(
             "KERNEL_START_FAILED",
@@ -609,7 +632,9 @@ export class PythonKernel implements Kernel {
       ? unwrapSandboxExit(rawCode, rawSignal)
       : { exitCode: rawCode, signal: rawSignal };
     this.exitInfo = { exitCode, signal, requested: this.shutdownRequested, stderrTail: this.stderrTail };
-    const cause = this.shutdownRequested ? undefined : this.limitCause(signal);
+    const cause = this.shutdownRequested
+      ? undefined
+      : (this.limitCause(signal) ?? this.lostConnectionCause(exitCode));
     if (cause !== undefined) this.exitInfo.cause = cause;
     const cell = this.running;
     this.running = undefined;
@@ -622,6 +647,13 @@ export class PythonKernel implements Kernel {
     cell?.reject(this.deadError("kernel died while the cell was running"));
     for (const listener of this.exitListeners) listener(this.exitInfo);
     this.exitListeners.clear();
+  }
+
+  /** ssh exits with 255 for its own failures (connection refused, dropped, auth): the far side is unreachable. */
+  private lostConnectionCause(exitCode: number | null): string | undefined {
+    const program = this.options.launcher?.[0];
+    if (program === undefined || exitCode !== 255 || basename(program) !== "ssh") return undefined;
+    return "lost the connection through the launcher: ssh exited with code 255";
   }
 
   private waitExit(ms: number): Promise<boolean> {
