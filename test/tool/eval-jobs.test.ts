@@ -114,6 +114,18 @@ describe.skipIf(!RUN)("eval tool jobs (set EVALKIT_PYTHON_INTEGRATION=1 to run)"
     expect(streamOf([first, ...returns], 0)).toBe("first\nend\n");
   }, 30_000);
 
+  it("runs a JavaScript cell as a job the same way, every line once", async () => {
+    const tool = makeTool({ py: false });
+    const code =
+      "for (let i = 0; i < 3; i++) { console.log('tick ' + i); await new Promise((r) => setTimeout(r, 700)); }";
+    const first = await tool.execute({ cells: [{ language: "js", code }], yieldAfter: 0.5 });
+    expect(first.details.job?.state).toBe("running");
+    expect(first.details.cells[0]).toMatchObject({ language: "js", status: "running" });
+    const returns = await collectToEnd(tool, first);
+    expect(returns.at(-1)?.details.job?.state).toBe("done");
+    expect(textsOf(returns, 0)).toBe("tick 0\ntick 1\ntick 2\n");
+  }, 30_000);
+
   it("returns an ordinary result, without a job, when the cells end before yieldAfter", async () => {
     const tool = makeTool({ js: false });
     const result = await tool.execute({ cells: [{ code: "print('quick')" }], yieldAfter: 10 });
