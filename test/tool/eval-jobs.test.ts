@@ -126,6 +126,24 @@ describe.skipIf(!RUN)("eval tool jobs (set EVALKIT_PYTHON_INTEGRATION=1 to run)"
     expect(textsOf(returns, 0)).toBe("tick 0\ntick 1\ntick 2\n");
   }, 30_000);
 
+  it("ends only the wait when a wait's signal aborts: the job runs on and its output waits for the next call", async () => {
+    const tool = makeTool({ js: false });
+    const first = await tool.execute({
+      cells: [
+        { code: "import time\nprint('a', flush=True)\ntime.sleep(1)\nprint('b', flush=True)\ntime.sleep(1)" },
+      ],
+      yieldAfter: 0,
+    });
+    const id = first.details.job!.id;
+    const aborted = await rejection(
+      tool.execute({ job: id, wait: 30 }, { signal: AbortSignal.timeout(1500) }),
+    );
+    expect(aborted.code).toBe("ABORTED");
+    const returns = await collectToEnd(tool, { ...first, details: { ...first.details, cells: [] } });
+    expect(returns.at(-1)?.details.job?.state).toBe("done");
+    expect(streamOf([first, ...returns.slice(1)], 0)).toBe("a\nb\n");
+  }, 30_000);
+
   it("returns an ordinary result, without a job, when the cells end before yieldAfter", async () => {
     const tool = makeTool({ js: false });
     const result = await tool.execute({ cells: [{ code: "print('quick')" }], yieldAfter: 10 });
