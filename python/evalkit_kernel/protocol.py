@@ -5,6 +5,7 @@ import math
 import os
 import threading
 
+from .big_values import LINE_GUARD, replacement
 from .channel_fds import private_pipe
 from .json_codec import dumps as _encode_fast
 from .json_codec import loads as _decode
@@ -120,6 +121,8 @@ class FrameWriter(object):
         if self.on_host_request is not None and frame.get("type") in _HOST_REQUESTS:
             self.on_host_request()
         data = encode_frame(frame)
+        if len(data) > LINE_GUARD:
+            data = encode_frame(replacement(frame, len(data)))
         if hold:
             if self._trace is not None:
                 self._trace(data)

@@ -5,7 +5,7 @@ import _signal as signal  # `signal` imports enum (~2 ms of start-up) to wrap th
 import sys
 import threading
 
-from . import STATUS_MIME
+from . import STATUS_MIME, big_values
 
 writer = None  # protocol.FrameWriter
 router = None  # capture.StreamRouter
@@ -80,6 +80,8 @@ def send_output(frame, hold=False):
 
     hold: the frame may wait for the next frame (or the next tick): for frames `done` follows at once.
     """
+    if _cell_id is not None:
+        big_values.fit(frame, router.write)  # a full text too big for one frame goes out as stream output first
     try:
         sys.stdout.flush()
         sys.stderr.flush()

@@ -1,19 +1,13 @@
 // `evalkit exec`: run -c/FILE/notebook cells (or the eval tool's JSON input) in fresh kernels and print what they did.
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { basename, dirname, extname } from "node:path";
 import type { CellResult, EvalDetails } from "../contracts/cell-result.js";
 import { isEvalkitError } from "../errors.js";
 import { renderToolCellHeader, renderToolCellOutput } from "../render/tool-render.js";
 import { createEvalTool, type EvalTool } from "../tool/eval-tool.js";
 import { type EvalInput, safeParseEvalInput } from "../tool/input-schema.js";
-import {
-  type CommandIo,
-  parseCommandArgs,
-  readNumberOption,
-  readStreamBytes,
-  readStreamText,
-  UsageError,
-} from "./args.js";
+import { type CommandIo, parseCommandArgs, readNumberOption, UsageError } from "./args.js";
+import { checkFileSize, readFileLimited, readStreamLimited } from "./input-limits.js";
 import { type Notebook, readNotebook } from "./notebook-cells.js";
 import { buildExecutedNotebook, writeFileAtomically } from "./notebook-output.js";
 import { decodeSourceFile } from "./source-decoding.js";
@@ -174,6 +168,7 @@ async function buildRawInput(
         continue;
       }
       if (extname(token.value).toLowerCase() === ".ipynb") {
+        checkFileSize(token.value, "FILE");
         const fallback = values.lang === "js" || values.lang === "javascript" ? "js" : "py";
         const notebook = readNotebook(token.value, fallback);
         const slots: NotebookInput["slots"] = [];
@@ -254,22 +249,16 @@ function checkOutputNotebook(
 }
 
 function readSource(file: string, what = "FILE"): Buffer {
-  try {
-    return readFileSync(file);
-  } catch (err) {
-    const reason = (err as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : String(err);
-    throw new UsageError(`${what} ${JSON.stringify(file)}: cannot read (${reason})`);
-  }
+  return readFileLimited(file, what);
 }
 
 async function readStdinBytes(io: CommandIo, what: string): Promise<Buffer> {
   if (!io.stdin) throw new UsageError(`${what}: no standard input available`);
-  return readStreamBytes(io.stdin);
+  return readStreamLimited(io.stdin, `${what}: standard input`);
 }
 
 async function readStdin(io: CommandIo, what: string): Promise<string> {
-  if (!io.stdin) throw new UsageError(`${what}: no standard input available`);
-  return readStreamText(io.stdin);
+  return (await readStdinBytes(io, what)).toString("utf8");
 }
 
 /** One line explaining why Python cannot run, when some cell needs it; undefined when all is well. */

@@ -1,7 +1,6 @@
 // The eval tool as an MCP server: tool `eval`, artifacts as resources, completion() over sampling, stdio lifecycle.
 import { readFileSync } from "node:fs";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   CallToolRequestSchema,
@@ -17,6 +16,7 @@ import { registerArtifactResources } from "./artifact-resources.js";
 import { runEvalToolCall } from "./eval-call.js";
 import { createSamplingCompletion } from "./sampling-completion.js";
 import { type EvalMcpServerOptions, resolveMcpServerOptions } from "./server-options.js";
+import { BoundedStdioTransport } from "./stdio-transport.js";
 
 export type { EvalMcpServerOptions } from "./server-options.js";
 
@@ -166,6 +166,8 @@ export interface RunMcpServerOptions extends EvalMcpServerOptions {
   stdout?: NodeJS.WritableStream;
   /** Close cleanly on SIGTERM/SIGINT/SIGHUP (default true when using the process's stdio). */
   handleSignals?: boolean;
+  /** Largest JSON-RPC message accepted from the client (default 32 MiB); a bigger one gets an error answer. */
+  maxMessageBytes?: number;
 }
 
 /**
@@ -173,7 +175,13 @@ export interface RunMcpServerOptions extends EvalMcpServerOptions {
  * down and resolves.
  */
 export async function runMcpServer(options: RunMcpServerOptions = {}): Promise<void> {
-  const { stdin = process.stdin, stdout = process.stdout, handleSignals, ...serverOptions } = options;
+  const {
+    stdin = process.stdin,
+    stdout = process.stdout,
+    handleSignals,
+    maxMessageBytes,
+    ...serverOptions
+  } = options;
   const isProcessStdio = stdout === process.stdout;
   const mcp = createEvalMcpServer(serverOptions);
   if (isProcessStdio) {
@@ -182,7 +190,11 @@ export async function runMcpServer(options: RunMcpServerOptions = {}): Promise<v
     console.info = console.error;
     console.debug = console.error;
   }
-  const transport = new StdioServerTransport(stdin as never, stdout as never);
+  const transport = new BoundedStdioTransport(
+    stdin,
+    stdout,
+    maxMessageBytes !== undefined ? { maxMessageBytes } : {},
+  );
   const onEnd = () => {
     void mcp.close();
   };
