@@ -64,6 +64,7 @@ describe.skipIf(!RUN)("evalkit mcp jobs (set EVALKIT_PYTHON_INTEGRATION=1 to run
 
   it("returns early with a job handle in the text, then a wait gets the rest with progress flowing", async () => {
     const code = "import time\nfor i in range(4):\n    print(f'line {i}', flush=True)\n    time.sleep(1)";
+    await call(server, { cells: [{ code: "1" }] }); // a warm kernel: the first line comes before yieldAfter
     const first = await call(server, { cells: [{ code }], yieldAfter: 1.5 });
     expect(first.isError).toBe(false);
     const job = detailsOf(first).job;
@@ -88,8 +89,10 @@ describe.skipIf(!RUN)("evalkit mcp jobs (set EVALKIT_PYTHON_INTEGRATION=1 to run
 
   it("cancels a job and refuses other calls on the session with SESSION_BUSY meanwhile", async () => {
     const first = await call(server, {
-      cells: [{ code: "kept = 7\nimport time\nwhile True:\n    time.sleep(0.05)" }],
-      yieldAfter: 0.5,
+      cells: [
+        { code: "kept = 7\nprint('looping', flush=True)\nimport time\nwhile True:\n    time.sleep(0.05)" },
+      ],
+      yieldAfter: 0,
     });
     const id = detailsOf(first).job?.id;
     expect(detailsOf(first).job?.state).toBe("running");
