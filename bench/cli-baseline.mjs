@@ -1,4 +1,5 @@
-// The CLI-shaped twin of baseline L: a Node process that spawns the minimal REPL, runs `1+1`, prints it, exits.
+// The whole-process twin of baseline L (for the CLI, library and MCP start-up rows): a Node process that spawns
+// the minimal REPL, runs `1+1`, prints it, exits.
 import { BaselineRepl } from "./lib/baseline-client.mjs";
 
 const repl = new BaselineRepl(process.argv[2] ?? "/usr/bin/python3");

@@ -7,6 +7,7 @@ const channel = require("./channel.cjs");
 const { state } = require("./cell-state.cjs");
 const { toBundle } = require("./bundles.cjs");
 const { writeText } = require("./streams.cjs");
+const { resetPeak, startMeter } = require("./usage.cjs");
 
 function isErrorLike(value) {
   return (
@@ -76,6 +77,7 @@ async function runCell(context, request) {
   state.current = cell;
   if (earlyInterrupts.delete(cell.id)) interruptCell(cell.id);
   let status = "ok";
+  const meter = startMeter();
   const userLines = request.isAsync ? request.code.split("\n").length - 2 : null;
   try {
     if (request.env) for (const key of Object.keys(request.env)) process.env[key] = String(request.env[key]);
@@ -107,7 +109,9 @@ async function runCell(context, request) {
     status: status,
     executionCount: request.executionCount ?? null,
     cancelled: cell.cancelled,
+    usage: meter.finish(),
   });
+  resetPeak();
 }
 
 // An interrupt can overtake its cell (cells queue behind the one running): it waits for it here.

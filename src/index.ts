@@ -5,6 +5,7 @@ export type {
   CellLanguage,
   CellResult,
   CellStatus,
+  CellUsage,
   EvalDetails,
   TruncationInfo,
 } from "./contracts/cell-result.js";
@@ -91,8 +92,11 @@ export type {
 /** A cell's time budget with reference-counted pause/resume; `clampTimeoutSec` applies the 1..max rule. */
 export { CellWatchdog, clampTimeoutSec } from "./session/idle-timeout.js";
 // The MCP server
-/** The eval tool as an MCP server (stdio): tool `eval`, `artifact://` resources, sampling-backed completion(). */
-export { createEvalMcpServer, runMcpServer } from "./mcp/server.js";
+/**
+ * The eval tool as an MCP server (stdio): tool `eval`, `artifact://` resources, sampling-backed completion().
+ * Both load the MCP SDK on first call, so `createEvalMcpServer` resolves asynchronously.
+ */
+export { createEvalMcpServer, runMcpServer } from "./mcp/lazy-entry.js";
 export type { EvalMcpServer, EvalMcpServerOptions, RunMcpServerOptions } from "./mcp/server.js";
 
 // Sessions, timeouts and the host bridge
@@ -136,6 +140,9 @@ export {
 /** Content blocks a model reads: text and base64 images. */
 export type { EvalContent, EvalImageContent, EvalTextContent } from "./tool/result-content.js";
 /** What `execute()` resolves to, and what `onUpdate` receives while cells run. */
-export type { EvalProgress, EvalToolResult } from "./tool/run-call.js";
+export type { EvalOutputEvent, EvalProgress, EvalToolResult } from "./tool/run-call.js";
 /** Options of createEvalTool (interpreter, mode, backends, timeouts, handlers, output limits, launcher...). */
 export type { EvalOutputOptions, EvalToolOptions } from "./tool/tool-options.js";
+/** The sandbox and resource-limit options (docs/sandbox.md), and whether a sandbox can be had here. */
+export { probeSandbox, type SandboxProbe } from "./runtime/sandbox-probe.js";
+export type { ResourceLimits, SandboxOptions, SandboxSetting } from "./runtime/sandbox-types.js";

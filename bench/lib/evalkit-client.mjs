@@ -4,24 +4,18 @@ import { fileURLToPath } from "node:url";
 
 const DIST = new URL("../../dist/", import.meta.url);
 
-/** Imports createEvalTool and PythonKernel from dist/ (the public index when it exports them). */
+/** Imports createEvalTool and PythonKernel from the built package's main export (dist/index.js). */
 export async function loadEvalkit() {
-  if (!existsSync(fileURLToPath(new URL("tool/eval-tool.js", DIST)))) {
+  if (!existsSync(fileURLToPath(new URL("index.js", DIST)))) {
     throw new Error("dist/ is missing: run `npm run build` first (npm run bench does)");
   }
-  let index = {};
-  if (existsSync(fileURLToPath(new URL("index.js", DIST))))
-    index = await import(new URL("index.js", DIST).href);
-  const createEvalTool =
-    index.createEvalTool ?? (await import(new URL("tool/eval-tool.js", DIST).href)).createEvalTool;
-  const PythonKernel =
-    index.PythonKernel ?? (await import(new URL("kernel/python-kernel.js", DIST).href)).PythonKernel;
-  return { createEvalTool, PythonKernel };
+  const { createEvalTool, PythonKernel, probeSandbox } = await import(new URL("index.js", DIST).href);
+  return { createEvalTool, PythonKernel, probeSandbox };
 }
 
 /** One eval tool in session mode with Python only, on the given interpreter. */
-export function createBenchTool(api, python, cwd) {
-  return api.createEvalTool({ python, cwd, js: false, defaultTimeout: 600, maxTimeout: 3600 });
+export function createBenchTool(api, python, cwd, extra = {}) {
+  return api.createEvalTool({ python, cwd, js: false, defaultTimeout: 600, maxTimeout: 3600, ...extra });
 }
 
 /** Runs cells through the tool; throws when a cell that should succeed did not. */

@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import { BaselineRepl } from "./baseline-client.mjs";
 import { BUSY_LOOP, MAKE_PNG, printMegabytes, TINY_STATEMENT, TRIVIAL } from "./cells.mjs";
 import { assertOk, createBenchTool } from "./evalkit-client.mjs";
+import { timeMcpFirstResult } from "./mcp-client.mjs";
 import { nowMs, sleep } from "./stats.mjs";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -42,6 +43,21 @@ function timeProcess(command, args, env) {
 }
 
 export async function coldStart(ctx) {
+  const probe = await ctx.api.probeSandbox();
+  const sandboxed = probe.ok
+    ? {
+        // The same cold start inside bubblewrap (docs/sandbox.md), compared with the unsandboxed one.
+        "evalkit sandboxed": async () => {
+          const t0 = nowMs();
+          const tool = createBenchTool(ctx.api, ctx.python, ctx.cwd, { sandbox: true });
+          assertOk(await tool.execute({ cells: [{ code: TRIVIAL }] }), "sandboxed cold start");
+          const ms = nowMs() - t0;
+          await tool.dispose();
+          return ms;
+        },
+      }
+    : {};
+  if (!probe.ok) process.stderr.write(`  sandboxed cold start skipped: ${probe.reason}\n`);
   return interleave(
     ctx.reps.cold,
     withJ(
@@ -64,18 +80,26 @@ export async function coldStart(ctx) {
           await tool.dispose();
           return ms;
         },
+        ...sandboxed,
       },
       async () => (await ctx.jupyter.call({ op: "cold" })).seconds * 1000,
     ),
   );
 }
 
+/**
+ * Whole processes against L's (a Node script that spawns L, prints `1+1`, exits): `evalkit exec -c 1+1`, a Node
+ * script on the library (import, createEvalTool, `1+1`, dispose, exit), and `evalkit mcp` from spawn through
+ * `initialize` to the first eval result (the client lives in this process).
+ */
 export async function coldStartCli(ctx) {
   const env = { ...process.env, EVALKIT_PY: "1", EVALKIT_JS: "0" };
   return interleave(ctx.reps.cli, {
     L: () => timeProcess(process.execPath, [`${BENCH}cli-baseline.mjs`, ctx.python], env),
     evalkit: () =>
       timeProcess(process.execPath, ["bin/evalkit.js", "exec", "--python", ctx.python, "-c", TRIVIAL], env),
+    lib: () => timeProcess(process.execPath, [`${BENCH}lib-cold.mjs`, ctx.python], env),
+    mcp: () => timeMcpFirstResult({ root: ROOT, python: ctx.python, env, now: nowMs }),
   });
 }
 

@@ -10,6 +10,7 @@ import threading
 import time
 
 _monotonic = time.monotonic
+_get_ident = threading.get_ident
 
 from .channel_fds import private_pipe
 from .threads import start_daemon
@@ -34,6 +35,16 @@ class StreamRouter(object):
         self._size = 0
         self._wake = threading.Event()
         self._wake_pending = False
+        # Single-writer fast path: the thread that made the router (the runner's main thread, which runs
+        # cells) appends its text to _fast without the lock while a cell runs, no %%capture sink is active
+        # and it keeps writing to the same stream. Everyone else (the flush thread, other threads, the
+        # other stream) first moves _fast into _pending under the lock, so the order of text is the order
+        # of the writes. _fast is only ever appended to by the owner and emptied from the front with
+        # `del buf[:n]` (one atomic step under the GIL), so no text is lost or reordered.
+        self._owner = threading.get_ident()
+        self._fast = []
+        self._fast_name = None  # the stream _fast holds text of
+        self._fast_size = 0  # owner's estimate; reset when _fast is flushed
         self.sinks = []  # %%capture sinks, innermost last
         # Set when fd 1/2 are captured: Python-level writes first pull in bytes already written to the fds
         # (os.write, C code, children), so `os.write(1, a); print(b)` arrives as a, b. Checked on the first
@@ -53,11 +64,25 @@ class StreamRouter(object):
     def write(self, name, text):
         if not text:
             return
+        if name is self._fast_name and _get_ident() == self._owner and not self.sinks:
+            if self._cell_id() is not None:
+                self._fast.append(text)
+                size = self._fast_size + len(text)
+                self._fast_size = size
+                if size >= CHUNK_CHARS:
+                    self.flush()
+                elif not self._wake_pending:
+                    self._wake_pending = True
+                    self._wake.set()
+                return
         with self._lock:
+            self._drain_fast_locked()
             cell_id = self._cell_id()
             if self.sinks and cell_id is not None:
                 self.sinks[-1].on_stream(name, text)
                 return
+            if cell_id is not None and _get_ident() == self._owner:
+                self._fast_name = name  # the owner's next writes to this stream take the fast path
             pending = self._pending
             if pending and pending[-1][0] == name:
                 pending[-1][1].append(text)
@@ -76,7 +101,26 @@ class StreamRouter(object):
 
     def flush(self):
         with self._lock:
+            self._drain_fast_locked()
             self._flush_locked()
+
+    def _drain_fast_locked(self):
+        """Moves the owner's lock-free text into _pending, in order (called under the lock)."""
+        buf = self._fast
+        count = len(buf)
+        if count == 0:
+            return
+        parts = buf[:count]
+        del buf[:count]  # the owner may have appended meanwhile: that text stays for the next drain
+        self._fast_size = 0
+        name = self._fast_name
+        pending = self._pending
+        if pending and pending[-1][0] == name:
+            pending[-1][1].extend(parts)
+        else:
+            pending.append([name, parts])
+        for part in parts:
+            self._size += len(part)
 
     def _flush_locked(self):
         cell_id = self._cell_id()

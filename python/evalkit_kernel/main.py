@@ -7,7 +7,7 @@ import sys
 import threading
 import types
 
-from . import PROTOCOL_VERSION, bridge, fork_guard, hooks, process_tree, state, stdin_policy
+from . import PROTOCOL_VERSION, bridge, fork_guard, guard, hooks, limits, process_tree, reaper, state, stdin_policy, usage
 from .channel_fds import move_high, reset_blocking
 from .capture import FdCapture, StreamRouter, enlarge_pipe, install_streams, restore_streams
 from .executor import Executor
@@ -20,10 +20,15 @@ def main(config=None):
     config = config or {}
     for name in config.get("dropEnv") or ():
         os.environ.pop(str(name), None)  # set by the host for this process only (malloc tuning)
+    limits.apply(config.get("limits"))
+    global _group_interrupts
+    _group_interrupts = bool(config.get("interruptGroup")) and limits.lead_own_group()
     trace = _make_trace() if os.environ.get("EVALKIT_PYTHON_IPC_TRACE") == "1" else None
     # High, close-on-exec numbers: a cell that closes low descriptors and opens files cannot take them over.
     proto_out = move_high(os.dup(1))
     proto_in = move_high(os.dup(0))
+    guard.start(proto_out)  # before any thread exists: ends the kernel with the host even if C code holds the GIL
+    reaper.install()  # daemons a cell double-forks stay our descendants, so the kernel's end takes them along
     enlarge_pipe(proto_out)  # a 1 MB image frame then leaves in one write instead of 16 hand-offs
     _keep_fatal_errors_visible()
     devnull = os.open(os.devnull, os.O_RDONLY)
@@ -98,6 +103,7 @@ def _handle_execute(executor, request, requests):
         sys.stderr.write("evalkit: sys.%s was None or closed after an earlier cell; restored it\n" % name)
     state.router.fd_sync_due = 0.0
     outcome = None
+    meter = usage.CellMeter()
     try:
         _claim_sigint()
         _cell_serial += 1
@@ -134,14 +140,18 @@ def _handle_execute(executor, request, requests):
             sys.stderr.flush()
         except Exception:
             pass
+        _report_dropped_hooks()
         state.sync_streams()
         requests.end_cell()
         done = {"type": "done", "id": cell_id, "status": status, "executionCount": count, "cancelled": cancelled}
+        done["usage"] = meter.finish()
         state.writer.send(state.with_nonce(done))
         state.set_cell(None)
+        usage.reset_peak()
         # After `done`, so the host is not kept waiting: undo what the cell may have done to fd 1/2.
         if state.fd_capture is not None:
             state.fd_capture.repair()
+        reaper.reap_adopted()
 
 
 # SIGINT: one permanent handler (no sigaction per cell): KeyboardInterrupt inside a cell, ignored between cells.
@@ -151,16 +161,40 @@ _starting = False  # an execute request was taken; the cell is being set up
 _interrupt_pending = False
 _early_interrupts = []  # ids of cells interrupted before they started (interrupt frames)
 _requests = None
+_group_interrupts = False  # sandboxed: the host's SIGINT cannot reach us, interrupt frames signal our group
 
 
 def _on_sigint(signum, frame):
     global _interrupt_pending
     if _in_cell:
         state.interrupt_seen = True
+        _drop_trace_hooks()
         raise KeyboardInterrupt()
     # Between cells a stray SIGINT is ignored, unless the host already sent the cell it meant to interrupt.
     if _starting or (_requests is not None and _requests.has_pending_input()):
         _interrupt_pending = True
+
+
+def _drop_trace_hooks():
+    # A cell's sys.settrace/sys.setprofile hook would also run for every line and call of the runner's own
+    # clean-up (traceback, frames): a slow one made an interrupted cell miss the grace and its kernel get killed.
+    # An interrupt removes it; a C-level profiler (cProfile) cannot be put back from Python anyway.
+    global _dropped_hooks
+    dropped = [name for name, get in (("settrace", sys.gettrace), ("setprofile", sys.getprofile)) if get() is not None]
+    if dropped:
+        sys.settrace(None)
+        sys.setprofile(None)
+        _dropped_hooks = dropped  # said on stderr as the cell ends (never write from inside a signal handler)
+
+
+_dropped_hooks = None
+
+
+def _report_dropped_hooks():
+    global _dropped_hooks
+    if _dropped_hooks:
+        names, _dropped_hooks = _dropped_hooks, None
+        state.router.write("stderr", "evalkit: the interrupt removed this cell's sys.%s hook\n" % " and sys.".join(names))
 
 
 def _claim_sigint():
@@ -198,7 +232,9 @@ def _interrupt_main(cell_id):
             _early_interrupts.append(str(cell_id))
             del _early_interrupts[:-16]
         return
-    if hasattr(signal, "pthread_kill"):
+    if _group_interrupts:
+        limits.interrupt_group()
+    elif hasattr(signal, "pthread_kill"):
         signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
     else:
         import _thread
@@ -264,7 +300,8 @@ def _exit_now(code, graceful):
             pass
     state.kill_child_groups()
     try:
-        process_tree.kill_descendants()  # before our group goes: children in their own sessions too
+        # Before our group goes: children in their own sessions too (as subreaper, our tree holds them all).
+        process_tree.kill_descendants(spare=guard.guard_pid, is_subreaper=reaper.is_subreaper)
     except BaseException:
         pass
     if hasattr(os, "getpgrp") and os.getpgrp() == os.getpid():

@@ -26,10 +26,28 @@ export function parseCommandArgs<T extends Options>(
   try {
     return parseArgs({ args: argv, options, allowPositionals: true, strict: true, tokens: true });
   } catch (err) {
-    throw new UsageError(
-      err instanceof Error ? err.message.replace(/^TypeError \[[A-Z_]+\]: /, "") : String(err),
-    );
+    throw new UsageError(describeParseError(err));
   }
+}
+
+/**
+ * parseArgs' failure in evalkit's words: `unknown option --bogus`, `--timeout needs a value`. Its own text
+ * (advice about `-- "--bogus"`) is about the parser, not about evalkit's commands.
+ */
+export function describeParseError(err: unknown): string {
+  const message = err instanceof Error ? err.message.replace(/^TypeError \[[A-Z_]+\]: /, "") : String(err);
+  const unknown = /^Unknown option '([^']+)'/.exec(message);
+  if (unknown) return `unknown option ${unknown[1]}`;
+  const missing = /^Option '(-\w, )?(--[\w-]+)[^']*' argument missing/.exec(message);
+  if (missing) return `${missing[2]} needs a value`;
+  const positional = /^Unexpected argument '([^']+)'/.exec(message);
+  if (positional) return `unexpected argument ${JSON.stringify(positional[1])}`;
+  return message;
+}
+
+/** The one line a usage error prints: what was wrong, and where the options are listed. */
+export function formatUsageError(command: string, message: string): string {
+  return `evalkit ${command}: ${message}; see evalkit ${command} --help\n`;
 }
 
 /** A number option: `undefined` when absent, UsageError naming the flag when not a (finite) number. */

@@ -1,7 +1,7 @@
 // `evalkit artifact ID`: print a stored full output (byte-exact), whole or a byte range of it.
 import { isEvalkitError } from "../errors.js";
 import { MAX_READ_LIMIT, readArtifact } from "../output/artifact-read.js";
-import { type CommandIo, parseCommandArgs, readNumberOption, UsageError } from "./args.js";
+import { type CommandIo, formatUsageError, parseCommandArgs, readNumberOption, UsageError } from "./args.js";
 
 export const ARTIFACT_USAGE = `usage: evalkit artifact ID [--offset N] [--limit N] [--dir DIR]
 
@@ -51,7 +51,7 @@ export async function runArtifact(argv: string[], io: CommandIo): Promise<number
     }
   } catch (err) {
     if (err instanceof UsageError) {
-      io.stderr(`evalkit artifact: ${err.message}\nrun "evalkit artifact --help" for usage\n`);
+      io.stderr(formatUsageError("artifact", err.message));
       return 2;
     }
     if (isEvalkitError(err)) {

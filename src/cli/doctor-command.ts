@@ -2,6 +2,7 @@
 
 import { parseArgs } from "node:util";
 import { EvalkitError } from "../errors.js";
+import { describeParseError } from "./args.js";
 import { runDoctor } from "./doctor.js";
 import type { CliIo } from "./main.js";
 import { runSetupPython } from "./setup-python.js";
@@ -22,7 +23,7 @@ function parse(argv: string[], allowPositionals: boolean) {
       },
     });
   } catch (err) {
-    throw new EvalkitError("INVALID_INPUT", (err as Error).message);
+    throw new EvalkitError("INVALID_INPUT", describeParseError(err));
   }
 }
 

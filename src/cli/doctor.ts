@@ -4,6 +4,7 @@ import { buildKernelEnv } from "../runtime/child-env.js";
 import { isSecretName } from "../runtime/env-filter.js";
 import type { PythonCandidateReport, PythonReport, ResolvedPython } from "../runtime/python-types.js";
 import { describeCandidates } from "../runtime/resolve-python.js";
+import { probeSandbox, type SandboxProbe } from "../runtime/sandbox-probe.js";
 
 /** Where a command writes; the CLI passes process streams, tests collect strings. */
 export interface CommandIo {
@@ -50,7 +51,11 @@ function formatCandidate(line: PythonCandidateReport): string {
 }
 
 /** Renders the doctor report as the text a person reads. */
-export function formatDoctorReport(report: PythonReport, envSummary: KernelEnvSummary): string {
+export function formatDoctorReport(
+  report: PythonReport,
+  envSummary: KernelEnvSummary,
+  sandbox?: SandboxProbe,
+): string {
   const lines: string[] = [];
   const chosen = report.chosen;
   if (chosen) {
@@ -78,6 +83,13 @@ export function formatDoctorReport(report: PythonReport, envSummary: KernelEnvSu
   lines.push(`  ${envSummary.passed.length} variables passed (allowlist; see docs/runtime.md)`);
   const withheld = envSummary.withheldSecrets;
   lines.push(`  secrets withheld: ${withheld.length > 0 ? withheld.join(", ") : "(none set)"}`);
+  if (sandbox) {
+    lines.push("");
+    lines.push("Sandbox (--sandbox, EVALKIT_SANDBOX=1)");
+    lines.push(
+      sandbox.ok ? `  available: ${sandbox.bwrap} works here` : `  not available: ${sandbox.reason}`,
+    );
+  }
   if (!chosen) {
     lines.push("");
     lines.push(
@@ -107,10 +119,16 @@ export async function runDoctor(
     throw err;
   }
   const envSummary = summarizeKernelEnv(report.chosen, env);
+  const probe = await probeSandbox(env);
   if (args.json) {
-    io.stdout(`${JSON.stringify({ ok: report.chosen !== undefined, ...report, kernelEnv: envSummary })}\n`);
+    const sandbox = probe.ok
+      ? { available: true, bwrap: probe.bwrap }
+      : { available: false, reason: probe.reason };
+    io.stdout(
+      `${JSON.stringify({ ok: report.chosen !== undefined, ...report, kernelEnv: envSummary, sandbox })}\n`,
+    );
   } else {
-    io.stdout(formatDoctorReport(report, envSummary));
+    io.stdout(formatDoctorReport(report, envSummary, probe));
   }
   return report.chosen ? 0 : 1;
 }

@@ -1,15 +1,18 @@
 // `evalkit exec`: run -c/FILE/notebook cells (or the eval tool's JSON input) in fresh kernels and print what they did.
 import { existsSync, statSync } from "node:fs";
-import { basename, dirname, extname } from "node:path";
-import type { CellResult, EvalDetails } from "../contracts/cell-result.js";
+import { basename, dirname, extname, join, resolve } from "node:path";
+import type { EvalDetails } from "../contracts/cell-result.js";
 import { isEvalkitError } from "../errors.js";
-import { renderToolCellHeader, renderToolCellOutput } from "../render/tool-render.js";
+import { resolveEvalkitHome } from "../runtime/python-candidates.js";
 import { createEvalTool, type EvalTool } from "../tool/eval-tool.js";
 import { type EvalInput, safeParseEvalInput } from "../tool/input-schema.js";
-import { type CommandIo, parseCommandArgs, readNumberOption, UsageError } from "./args.js";
+import { type CommandIo, formatUsageError, parseCommandArgs, readNumberOption, UsageError } from "./args.js";
+import { ExecTextOutput } from "./exec-text-output.js";
 import { checkFileSize, readFileLimited, readStreamLimited } from "./input-limits.js";
 import { type Notebook, readNotebook } from "./notebook-cells.js";
 import { buildExecutedNotebook, writeFileAtomically } from "./notebook-output.js";
+import { ImageOutput } from "./repl-images.js";
+import { readSandboxArgs, SANDBOX_OPTIONS, SANDBOX_USAGE } from "./sandbox-args.js";
 import { decodeSourceFile } from "./source-decoding.js";
 
 export const EXEC_USAGE = `usage: evalkit exec [options] [-c CODE | FILE]...
@@ -30,7 +33,9 @@ the first cell that does not end ok stops the run.
   --cwd DIR            working directory of the kernels (default: the current directory)
   --python PATH        Python interpreter (default: EVALKIT_PYTHON, venvs, managed venv, PATH)
   --launcher PREFIX    run the interpreter through a command prefix, e.g. "docker exec -i box"
-  --json               print the result's details as one JSON object
+${SANDBOX_USAGE}  --json               print the result's details as one JSON object at the end (text mode streams instead)
+  --images DIR         where text mode saves images, one line per image naming its file
+                       (default $EVALKIT_HOME/images, EVALKIT_HOME defaulting to ~/.evalkit)
   -h, --help           this help
 
 exit status: 0 every cell ok, 1 some cell not ok (or no usable interpreter), 2 bad usage or invalid input
@@ -44,7 +49,9 @@ const OPTIONS = {
   cwd: { type: "string" },
   python: { type: "string" },
   launcher: { type: "string" },
+  ...SANDBOX_OPTIONS,
   json: { type: "boolean" },
+  images: { type: "string" },
   "output-notebook": { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
@@ -82,6 +89,7 @@ export async function runExec(argv: string[], io: CommandIo): Promise<number> {
       ...(values.python !== undefined ? { python: values.python } : {}),
       ...(values.cwd !== undefined ? { cwd: values.cwd } : {}),
       ...(values.launcher !== undefined ? { launcher: values.launcher } : {}),
+      ...readSandboxArgs(values),
     });
     const parsed = safeParseEvalInput(tool.zodSchema, rawInput);
     if (!parsed.ok) {
@@ -101,17 +109,27 @@ export async function runExec(argv: string[], io: CommandIo): Promise<number> {
 
     process.once("SIGINT", onSignal);
     process.once("SIGTERM", onSignal);
-    const total = parsed.value.cells.length;
-    let printed = 0;
-    const printUpTo = (cells: readonly CellResult[]) => {
-      for (; printed < cells.length; printed++) io.stdout(formatCell(cells[printed]!, total));
-    };
+    const printer = values.json
+      ? undefined
+      : new ExecTextOutput(
+          (text) => io.stdout(text),
+          parsed.value.cells.map((cell) => ({
+            language: cell.language ?? "py",
+            ...(cell.title !== undefined ? { title: cell.title } : {}),
+          })),
+          new ImageOutput({
+            protocol: undefined,
+            dir: resolve(values.images ?? join(resolveEvalkitHome(process.env), "images")),
+          }),
+        );
     const result = await tool.execute(parsed.value, {
       signal: controller.signal,
-      ...(values.json ? {} : { onUpdate: (progress) => printUpTo(progress.details.cells) }),
+      ...(printer
+        ? { onUpdate: (progress) => printer.update(progress), onOutput: (event) => printer.output(event) }
+        : {}),
     });
-    if (values.json) io.stdout(`${JSON.stringify(result.details satisfies EvalDetails)}\n`);
-    else printUpTo(result.details.cells);
+    if (printer) printer.finish(result.details.cells);
+    else io.stdout(`${JSON.stringify(result.details satisfies EvalDetails)}\n`);
     if (outputNotebook !== undefined) {
       const { notebook, slots } = outputNotebook.from;
       const executed = slots.flatMap(({ cellIndex, evalIndex }) => {
@@ -123,7 +141,7 @@ export async function runExec(argv: string[], io: CommandIo): Promise<number> {
     return result.details.ok ? 0 : 1;
   } catch (err) {
     if (err instanceof UsageError) {
-      io.stderr(`evalkit exec: ${err.message}\nrun "evalkit exec --help" for usage\n`);
+      io.stderr(formatUsageError("exec", err.message));
       return 2;
     }
     if (isEvalkitError(err)) {
@@ -272,12 +290,4 @@ async function describeMissingPython(tool: EvalTool, input: EvalInput): Promise<
     .split("\n", 1)[0]!
     .replace(/\s*Tried:$/, "");
   return `${first} Use --python PATH or EVALKIT_PYTHON; "evalkit doctor" shows what was tried.`;
-}
-
-/** A cell as the terminal shows it: a header when there are several cells, then its output and notices. */
-function formatCell(cell: CellResult, total: number): string {
-  const output = renderToolCellOutput(cell, { expanded: true, total });
-  const parts = total > 1 ? [renderToolCellHeader(cell, total)] : [];
-  if (output !== "") parts.push(output);
-  return parts.length === 0 ? "" : `${parts.join("\n")}\n`;
 }

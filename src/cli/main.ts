@@ -1,20 +1,31 @@
 // The `evalkit` command dispatcher: picks the subcommand and loads only the code it needs.
 
-import { readFileSync } from "node:fs";
 import { isEvalkitError } from "../errors.js";
+import { packageVersion } from "../runtime/package-root.js";
+import { formatUsageError } from "./args.js";
 import { finishWithStdio, installStdioGuard, writeStderr, writeStdout } from "./stdio-guard.js";
 
 const USAGE = `usage: evalkit <command> [options]
 
 commands:
-  exec [options] [-c CODE | FILE | NOTEBOOK.ipynb]...   run cells (or a notebook's code cells) in fresh kernels
-  repl [--python P] [--cwd D] [--session S] [--launcher CMD] [--timeout SEC] [--js]   interactive session
-  mcp [--python P] [--cwd D]           MCP server on stdio exposing the eval tool
-  doctor [--python P] [--cwd D] [--json]   which interpreter evalkit would use, and why
-  setup python [--check]               create the managed venv (~/.evalkit/python-env)
-  artifact ID [--offset N] [--limit N] print a stored full output
+  exec [-c|--code CODE | FILE | NOTEBOOK.ipynb]...  run cells (or a notebook's code cells) in fresh kernels
+      [--input FILE|-] [--lang py|js] [--timeout SEC] [--cwd DIR] [--python PATH] [--launcher PREFIX]
+      [--json] [--images DIR] [--output-notebook OUT.ipynb]
+      [--sandbox] [--sandbox-network] [--sandbox-write PATH] [--memory-mb N] [--cpu-seconds N] [--max-processes N]
+  repl                                interactive session
+      [--python PATH] [--cwd DIR] [--session NAME] [--launcher PREFIX] [--timeout SEC] [--js]
+      [--sandbox] [--sandbox-network] [--sandbox-write PATH] [--memory-mb N] [--cpu-seconds N] [--max-processes N]
+  mcp                                 MCP server on stdio exposing the eval tool
+      [--python PATH] [--cwd DIR] [--launcher PREFIX]
+      [--sandbox] [--sandbox-network] [--sandbox-write PATH] [--memory-mb N] [--cpu-seconds N] [--max-processes N]
+  doctor                              which interpreter evalkit would use, and why
+      [--python PATH] [--cwd DIR] [--json]
+  setup python                        create the managed venv (~/.evalkit/python-env)
+      [--check] [--force] [--without-pip] [--python PATH] [--cwd DIR] [--json]
+  artifact ID                         print a stored full output (ID or artifact://ID)
+      [--offset N] [--limit N] [--dir DIR]
 
-run "evalkit <command> --help" for a command's options.
+run "evalkit <command> --help" for what each option does.
 `;
 
 /** Standard output/error sinks, injectable for tests. */
@@ -26,13 +37,6 @@ export interface CliIo {
 installStdioGuard();
 
 const defaultIo: CliIo = { stdout: writeStdout, stderr: writeStderr };
-
-function readVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
-    version: string;
-  };
-  return pkg.version;
-}
 
 /** Run the CLI with `argv` (without node and script); resolves to the process exit code. */
 export async function main(argv: string[], io: CliIo = defaultIo): Promise<number> {
@@ -69,7 +73,7 @@ async function runCommand(argv: string[], io: CliIo): Promise<number> {
       }
       case "--version":
       case "-V":
-        io.stdout(`${readVersion()}\n`);
+        io.stdout(`${packageVersion()}\n`);
         return 0;
       case undefined:
       case "help":
@@ -83,6 +87,11 @@ async function runCommand(argv: string[], io: CliIo): Promise<number> {
     }
   } catch (err) {
     // Known failures get one clear line; only real bugs show a stack.
+    if (isEvalkitError(err, "INVALID_INPUT") && command !== undefined) {
+      // A bad flag of repl/doctor/setup: one line naming it and where the options are listed.
+      io.stderr(formatUsageError(command, err.message.replace(new RegExp(`^${command}: `), "")));
+      return 2;
+    }
     if (isEvalkitError(err)) {
       io.stderr(`evalkit: ${err.message} [${err.code}]\n`);
       return err.code === "INVALID_INPUT" ? 2 : 1;

@@ -1,9 +1,10 @@
 // `evalkit mcp`: parse the flags and serve the eval tool over MCP on stdio until the client disconnects.
 import { isEvalkitError } from "../errors.js";
 import { runMcpServer } from "../mcp/server.js";
-import { parseCommandArgs, UsageError } from "./args.js";
+import { formatUsageError, parseCommandArgs, UsageError } from "./args.js";
+import { readSandboxArgs, SANDBOX_OPTIONS, SANDBOX_USAGE } from "./sandbox-args.js";
 
-export const MCP_USAGE = `usage: evalkit mcp [--python PATH] [--cwd DIR] [--launcher PREFIX]
+export const MCP_USAGE = `usage: evalkit mcp [--python PATH] [--cwd DIR] [--launcher PREFIX] [--sandbox ...]
 
 Serves the eval tool over the Model Context Protocol on stdin/stdout (for MCP clients such as Claude
 Desktop, Claude Code, Cursor or VS Code). One session per connection: state is kept between calls.
@@ -12,9 +13,9 @@ Full outputs are MCP resources (artifact://<id>); completion() in cells uses the
   --python PATH        Python interpreter (default: EVALKIT_PYTHON, venvs, managed venv, PATH)
   --cwd DIR            working directory of the kernels (default: the current directory)
   --launcher PREFIX    run the interpreter through a command prefix, e.g. "docker exec -i box"
-  -h, --help           this help
+${SANDBOX_USAGE}  -h, --help           this help
 
-environment: EVALKIT_PY / EVALKIT_JS (0/1: expose the Python / JavaScript backend), EVALKIT_PYTHON,
+environment: EVALKIT_PY / EVALKIT_JS (0/1: expose the Python / JavaScript backend), EVALKIT_SANDBOX, EVALKIT_PYTHON,
 EVALKIT_HOME (artifacts, managed venv; default ~/.evalkit). Logs go to stderr; stdout is the protocol.
 See docs/mcp.md for client configuration.
 `;
@@ -23,6 +24,7 @@ const OPTIONS = {
   python: { type: "string" },
   cwd: { type: "string" },
   launcher: { type: "string" },
+  ...SANDBOX_OPTIONS,
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -35,14 +37,16 @@ export async function runMcp(argv: string[]): Promise<number> {
       return 0;
     }
     if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
+    const sandboxOptions = readSandboxArgs(values);
     await runMcpServer({
+      ...(Object.keys(sandboxOptions).length > 0 ? { tool: sandboxOptions } : {}),
       ...(values.python !== undefined ? { python: values.python } : {}),
       ...(values.cwd !== undefined ? { cwd: values.cwd } : {}),
       ...(values.launcher !== undefined ? { launcher: values.launcher } : {}),
     });
   } catch (err) {
     if (err instanceof UsageError) {
-      process.stderr.write(`evalkit mcp: ${err.message}\n(run "evalkit mcp --help" for the options)\n`);
+      process.stderr.write(formatUsageError("mcp", err.message));
       return 2;
     }
     if (isEvalkitError(err)) {

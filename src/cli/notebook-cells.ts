@@ -1,7 +1,7 @@
 // Reads a Jupyter notebook (.ipynb, nbformat 4, or 3 with worksheets) into the eval cells its code cells become.
 import { readFileSync } from "node:fs";
 import { basename } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import type { CellLanguage } from "../contracts/cell-result.js";
 import { EvalkitError } from "../errors.js";
 

@@ -1,7 +1,11 @@
 // Command line of `evalkit repl`: flags, validation and the usage text.
 import { parseArgs } from "node:util";
 import { EvalkitError } from "../errors.js";
+import type { ResolvedSandbox, ResourceLimits, SandboxSetting } from "../runtime/sandbox-types.js";
 import { splitCommandLine } from "../tool/launcher.js";
+import { resolveSandbox } from "../tool/tool-options.js";
+import { describeParseError, UsageError } from "./args.js";
+import { readSandboxArgs, SANDBOX_OPTIONS, sandboxUsage } from "./sandbox-args.js";
 
 export const REPL_USAGE = `usage: evalkit repl [options]
 
@@ -13,7 +17,7 @@ options:
   --session NAME      keep a separate input history for NAME ($EVALKIT_HOME/history-NAME)
   --launcher CMD      run the interpreter through a command prefix, e.g. "docker exec -i box"
   --timeout SECONDS   interrupt cells that run longer than this (default: no limit)
-  --js                start in JavaScript mode
+${sandboxUsage(22)}  --js                start in JavaScript mode
   -h, --help          show this help
 
 inside the REPL: :help lists the commands; Ctrl-C interrupts, Ctrl-D exits.
@@ -26,6 +30,8 @@ export interface ReplArgs {
   session?: string;
   launcher?: string[];
   timeoutSec?: number;
+  sandbox?: SandboxSetting;
+  limits?: ResourceLimits;
   startInJs: boolean;
   isHelp: boolean;
 }
@@ -34,7 +40,7 @@ const SESSION_NAME = /^[A-Za-z0-9._-]{1,64}$/;
 
 /** Parses `argv` (the words after `repl`); a bad flag is INVALID_INPUT naming it (exit status 2). */
 export function parseReplArgs(argv: string[]): ReplArgs {
-  let values: Record<string, string | boolean | undefined>;
+  let values: Record<string, string | boolean | undefined> & { "sandbox-write"?: string[] };
   try {
     values = parseArgs({
       args: argv,
@@ -48,11 +54,11 @@ export function parseReplArgs(argv: string[]): ReplArgs {
         timeout: { type: "string" },
         js: { type: "boolean" },
         help: { type: "boolean", short: "h" },
+        ...SANDBOX_OPTIONS,
       },
-    }).values;
+    }).values as typeof values;
   } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    throw new EvalkitError("INVALID_INPUT", `repl: ${message}`);
+    throw new EvalkitError("INVALID_INPUT", `repl: ${describeParseError(err)}`);
   }
   const args: ReplArgs = { startInJs: values.js === true, isHelp: values.help === true };
   if (typeof values.python === "string") args.python = requireNonEmpty("--python", values.python);
@@ -78,6 +84,12 @@ export function parseReplArgs(argv: string[]): ReplArgs {
       });
     args.timeoutSec = seconds;
   }
+  try {
+    Object.assign(args, readSandboxArgs(values as Parameters<typeof readSandboxArgs>[0]));
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    throw new EvalkitError("INVALID_INPUT", `repl: ${err.message}`, { field: err.message.split(":")[0] });
+  }
   return args;
 }
 
@@ -85,4 +97,19 @@ function requireNonEmpty(flag: string, value: string): string {
   if (value.trim() === "")
     throw new EvalkitError("INVALID_INPUT", `repl: ${flag} must not be empty`, { field: flag.slice(2) });
   return value;
+}
+
+/** The REPL kernels' sandbox (flags or EVALKIT_SANDBOX=1) and limits; a launcher cannot be sandboxed. */
+export function replSandbox(
+  args: ReplArgs,
+  cwd: string,
+  env: Record<string, string | undefined> = process.env,
+): { sandbox?: ResolvedSandbox; limits?: ResourceLimits } {
+  const sandbox = resolveSandbox(args.sandbox, env, cwd);
+  if (sandbox && args.launcher) {
+    throw new EvalkitError("INVALID_INPUT", "repl: --sandbox cannot be combined with --launcher", {
+      field: "sandbox",
+    });
+  }
+  return { ...(sandbox ? { sandbox } : {}), ...(args.limits ? { limits: args.limits } : {}) };
 }

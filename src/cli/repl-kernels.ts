@@ -6,12 +6,15 @@ import { PythonKernel } from "../kernel/python-kernel.js";
 import { buildKernelEnv } from "../runtime/child-env.js";
 import { filterEnv } from "../runtime/env-filter.js";
 import { resolvePython } from "../runtime/resolve-python.js";
+import type { ResolvedSandbox, ResourceLimits } from "../runtime/sandbox-types.js";
 import { type Completeness, checkJsComplete } from "./repl-completeness.js";
 
 export interface ReplKernelConfig {
   python?: string;
   cwd: string;
   launcher?: string[];
+  sandbox?: ResolvedSandbox;
+  limits?: ResourceLimits;
 }
 
 /** How the Python kernel was found, for the banner. */
@@ -47,6 +50,8 @@ export class ReplKernels {
       cwd: this.config.cwd,
       env,
       ...(this.config.launcher ? { launcher: this.config.launcher } : {}),
+      ...(this.config.sandbox ? { sandbox: this.config.sandbox } : {}),
+      ...(this.config.limits ? { limits: this.config.limits } : {}),
     });
     await kernel.start();
     this.python = kernel;
@@ -68,7 +73,12 @@ export class ReplKernels {
     if (this.js === undefined) {
       // Loaded on first use: most sessions never leave Python, and the worker source is not small.
       const { JsKernel } = await import("../kernel/js/js-kernel.js");
-      this.js = new JsKernel({ cwd: this.config.cwd, env: filterEnv(process.env) });
+      this.js = new JsKernel({
+        cwd: this.config.cwd,
+        env: filterEnv(process.env),
+        ...(this.config.sandbox ? { sandbox: this.config.sandbox } : {}),
+        ...(this.config.limits?.memoryMb ? { memoryMb: Math.max(64, this.config.limits.memoryMb) } : {}),
+      });
       this.nextCount.js = 1;
     }
     await this.js.start();

@@ -7,7 +7,7 @@ import { createArtifactStore } from "../output/artifact-store.js";
 import { createPalette, shouldUseColor } from "../render/color.js";
 import type { InteractiveRenderOptions } from "../render/interactive-render.js";
 import { resolveEvalkitHome } from "../runtime/python-candidates.js";
-import { parseReplArgs, REPL_USAGE, type ReplArgs } from "./repl-args.js";
+import { parseReplArgs, REPL_USAGE, type ReplArgs, replSandbox } from "./repl-args.js";
 import type { LastCellOutput } from "./repl-cell-output.js";
 import { parseReplCommand, REPL_HELP, renderMore } from "./repl-commands.js";
 import { HISTORY_LIMIT, loadHistory, resolveHistoryPath, saveHistory } from "./repl-history.js";
@@ -59,6 +59,7 @@ class ReplSession {
       cwd,
       ...(args.python !== undefined ? { python: args.python } : {}),
       ...(args.launcher !== undefined ? { launcher: args.launcher } : {}),
+      ...replSandbox(args, cwd),
     });
   }
 

@@ -23,6 +23,11 @@ export interface SetupPythonArgs {
   json?: boolean;
 }
 
+/** What `setup python --json` prints: the venv, and either the interpreter in it or why it failed. */
+type SetupReport =
+  | { ok: true; venv: string; python: string; version: string; created: boolean; pip?: boolean }
+  | { ok: false; venv: string; error: string; code?: string };
+
 const VENV_TIMEOUT_MS = 10 * 60 * 1000;
 
 function runVenv(python: string, args: string[], env: Record<string, string>, cwd: string) {
@@ -83,13 +88,28 @@ export async function runSetupPython(
   }
   const target = managedVenvPath(resolveEvalkitHome(env));
   const cwd = args.cwd ?? process.cwd();
+  // With --json, stdout carries one JSON object at the end; the text lines are left out.
+  const say = (text: string) => {
+    if (!args.json) io.stdout(text);
+  };
+  const finish = (report: SetupReport): number => {
+    if (args.json) io.stdout(`${JSON.stringify(report)}\n`);
+    else if (!report.ok) io.stderr(`evalkit setup python: ${report.error}\n`);
+    return report.ok ? 0 : 1;
+  };
   if (!args.force && isDirectory(target)) {
     const existing = await findWorkingVenv(target, env, args.cwd);
     if (existing) {
-      io.stdout(
+      say(
         `The managed venv already exists at ${target} (Python ${existing.version}); use --force to recreate it.\n`,
       );
-      return 0;
+      return finish({
+        ok: true,
+        venv: target,
+        python: existing.executable,
+        version: existing.version,
+        created: false,
+      });
     }
   }
   let base: ResolvedPython;
@@ -103,39 +123,48 @@ export async function runSetupPython(
     });
   } catch (err) {
     if (!isEvalkitError(err)) throw err;
-    io.stderr(`evalkit setup python: ${err.message}\n`);
-    return 1;
+    return finish({ ok: false, venv: target, error: err.message, code: err.code });
   }
   mkdirSync(resolveEvalkitHome(env), { recursive: true });
-  io.stdout(`Creating ${target} with ${base.executable} (Python ${base.version})...\n`);
+  say(`Creating ${target} with ${base.executable} (Python ${base.version})...\n`);
   const childEnv = filterEnv(env);
   const flags = [...(args.force ? ["--clear"] : []), ...(args.withoutPip ? ["--without-pip"] : [])];
   let result = await runVenv(base.executable, [...flags, target], childEnv, cwd);
   let pipMissing = args.withoutPip ?? false;
   if (result.code !== 0 && !args.withoutPip && /ensurepip/.test(result.output)) {
     // Debian's python3 without python3-venv has no ensurepip: a venv without pip still runs evalkit.
-    io.stderr("ensurepip is not available for this interpreter; creating the venv without pip.\n");
+    if (!args.json)
+      io.stderr("ensurepip is not available for this interpreter; creating the venv without pip.\n");
     pipMissing = true;
     result = await runVenv(base.executable, ["--clear", "--without-pip", target], childEnv, cwd);
   }
   if (result.code !== 0) {
-    io.stderr(
-      `evalkit setup python: \`${base.executable} -m venv ${target}\` failed (exit ${result.code}):\n${result.output}\n`,
-    );
-    return 1;
+    return finish({
+      ok: false,
+      venv: target,
+      error: `\`${base.executable} -m venv ${target}\` failed (exit ${result.code}):\n${result.output}`,
+    });
   }
   const created = await findWorkingVenv(target, env, args.cwd);
   if (!created) {
-    io.stderr(`evalkit setup python: ${target} was created but its interpreter does not run.\n`);
-    return 1;
+    return finish({
+      ok: false,
+      venv: target,
+      error: `${target} was created but its interpreter does not run.`,
+    });
   }
   const bin = binDirOfPrefix(target);
-  io.stdout(`Created the managed venv at ${target} (Python ${created.version}).\n`);
-  io.stdout("evalkit uses it when no VIRTUAL_ENV, CONDA_PREFIX or ./.venv / ./venv takes precedence.\n");
+  say(`Created the managed venv at ${target} (Python ${created.version}).\n`);
+  say("evalkit uses it when no VIRTUAL_ENV, CONDA_PREFIX or ./.venv / ./venv takes precedence.\n");
   if (pipMissing)
-    io.stdout(
-      `It has no pip; install packages into it with another pip's --target, or recreate it with pip.\n`,
-    );
-  else io.stdout(`Install packages into it with: ${bin}/python -m pip install <package>\n`);
-  return 0;
+    say(`It has no pip; install packages into it with another pip's --target, or recreate it with pip.\n`);
+  else say(`Install packages into it with: ${bin}/python -m pip install <package>\n`);
+  return finish({
+    ok: true,
+    venv: target,
+    python: created.executable,
+    version: created.version,
+    created: true,
+    pip: !pipMissing,
+  });
 }

@@ -14,6 +14,17 @@ export interface TruncationInfo {
   totalLines: number;
 }
 
+/**
+ * What the kernel used while one cell ran, as the runner measured it (`getrusage`: the kernel process plus the
+ * children it waited for). Absent when the kernel could not report it (it died, the cell never started).
+ */
+export interface CellUsage {
+  /** User + system CPU time, in ms. */
+  cpuMs: number;
+  /** Highest resident set size during the cell (Linux; elsewhere the kernel's peak so far), in bytes. */
+  peakRssBytes: number;
+}
+
 /** One cell's result. */
 export interface CellResult {
   index: number;
@@ -29,6 +40,7 @@ export interface CellResult {
   error?: CellErrorInfo;
   truncated?: TruncationInfo;
   notices?: string[];
+  usage?: CellUsage;
 }
 
 /** Where a job stands: `running`, or how it ended (`done`: every cell ok; `failed`: some cell did not end ok). */

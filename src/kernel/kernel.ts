@@ -1,5 +1,5 @@
 // The contract every kernel (Python and JS child processes) fulfils, so sessions and the tool treat them alike.
-import type { CellLanguage } from "../contracts/cell-result.js";
+import type { CellLanguage, CellUsage } from "../contracts/cell-result.js";
 import type { CellErrorInfo, KernelOutput } from "../contracts/outputs.js";
 
 /** A call from cell code into the host (`agent()`, `completion()`, `tool.x()`...). */
@@ -44,6 +44,8 @@ export interface ExecuteOutcome {
   durationMs: number;
   /** True when stream text past the retention limit was passed to `onOutput` but not kept in `outputs`. */
   outputsTruncated?: boolean;
+  /** CPU time and peak memory of the kernel during the cell, when the kernel measures them. */
+  usage?: CellUsage;
 }
 
 /** Why a kernel process ended. */

@@ -2,14 +2,17 @@
 
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import type { CellErrorInfo, KernelOutput } from "../contracts/outputs.js";
 import { EvalkitError } from "../errors.js";
 import { resolveEvalkitHome } from "../runtime/python-candidates.js";
+import { buildSandboxArgv } from "../runtime/sandbox-argv.js";
+import { requireSandbox } from "../runtime/sandbox-probe.js";
+import type { ResolvedSandbox, ResourceLimits } from "../runtime/sandbox-types.js";
 import type { ExecuteOptions, ExecuteOutcome, Kernel, KernelExit } from "./kernel.js";
 import { LineReader } from "./line-reader.js";
 import { signalGroup } from "./process-group.js";
-import { KERNEL_TAG_NAME, killTaggedProcesses } from "./process-tree.js";
+import { countOwnProcesses, KERNEL_TAG_NAME, killTaggedProcesses } from "./process-tree.js";
 import { buildRunnerBundle, loadBootstrap } from "./runner-bundle.js";
 import {
   decodeRunnerFrame,
@@ -46,6 +49,13 @@ export interface PythonKernelOptions {
    * Default `$EVALKIT_HOME/cache/runner-code` without a launcher, none with one; `false` turns it off.
    */
   codeCacheDir?: string | false;
+  /**
+   * Run the interpreter in a bubblewrap sandbox (docs/sandbox.md). `start()` fails with SANDBOX_UNAVAILABLE
+   * when none can be had. Not combined with a launcher.
+   */
+  sandbox?: ResolvedSandbox;
+  /** Resource limits the runner sets on itself before anything else (inherited by what the cells start). */
+  limits?: ResourceLimits;
 }
 
 /** What the runner reported about itself at start-up. */
@@ -128,7 +138,13 @@ export class PythonKernel implements Kernel {
   /** Spawn the interpreter, send the runner, wait for `ready`. */
   async start(): Promise<void> {
     if (this.child) throw new EvalkitError("KERNEL_START_FAILED", "kernel already started");
-    const { command, args } = this.buildCommand();
+    if (this.options.sandbox && this.options.launcher?.length) {
+      throw new EvalkitError("INVALID_INPUT", "sandbox: cannot be combined with a launcher", {
+        field: "sandbox",
+      });
+    }
+    const bwrap = this.options.sandbox ? await requireSandbox() : undefined;
+    const { command, args } = this.buildCommand(bwrap);
     const baseEnv = this.options.env ?? (process.env as Record<string, string>);
     const env = { ...baseEnv };
     this.addedEnv = [];
@@ -163,6 +179,29 @@ export class PythonKernel implements Kernel {
         reject(new EvalkitError(code, `could not start ${command}: ${err.message}`, { command }, err));
       });
       child.once("exit", (exitCode, signal) => {
+        const lost = this.lostConnectionCause(exitCode);
+        if (lost !== undefined) {
+          // ssh could not reach the far side: one line with ssh's own (last) words, not a kernel crash to retry.
+          // Its stderr may still be in flight when the exit is seen.
+          const fail = () => {
+            const lines = this.stderrTail.split("\n").filter((line) => line.trim() !== "");
+            const said = lines.at(-1)?.trim() ?? lost;
+            const message = `could not start the kernel through the launcher ${command}: ${said}`;
+            reject(
+              new EvalkitError("LAUNCHER_FAILED", message, {
+                exitCode,
+                stderrTail: this.stderrTail,
+                command,
+              }),
+            );
+          };
+          const timer = setTimeout(fail, 500);
+          child.stderr?.once("close", () => {
+            clearTimeout(timer);
+            fail();
+          });
+          return;
+        }
         reject(
           new EvalkitError(
             "KERNEL_START_FAILED",
@@ -277,7 +316,8 @@ export class PythonKernel implements Kernel {
   interrupt(): void {
     const cell = this.running;
     if (!cell || !this.child || !this.isAlive) return;
-    if (process.platform === "win32" || this.options.launcher || !cell.isStarted) {
+    // Nor does one reach into a sandbox (SIGINT would kill bwrap): there the runner signals its own group.
+    if (process.platform === "win32" || this.options.launcher || this.options.sandbox || !cell.isStarted) {
       // No signal crosses a launcher or exists on Windows: the runner interrupts itself. Before the cell has
       // started, a SIGINT could land between cells (where it is ignored); the frame queues behind the execute
       // request instead, so it always reaches the cell it names.
@@ -333,6 +373,8 @@ export class PythonKernel implements Kernel {
   private bundleConfig(): Record<string, unknown> {
     const config: Record<string, unknown> = { cwd: this.options.cwd };
     if (this.addedEnv.length > 0) config.dropEnv = this.addedEnv;
+    if (this.options.limits) config.limits = runnerLimits(this.options.limits, this.options.sandbox);
+    if (this.options.sandbox) config.interruptGroup = true;
     const cache = this.options.codeCacheDir;
     if (typeof cache === "string") config.codeCache = cache;
     else if (cache === undefined && !this.options.launcher?.length) {
@@ -341,14 +383,31 @@ export class PythonKernel implements Kernel {
     return config;
   }
 
-  private buildCommand(): { command: string; args: string[] } {
+  private buildCommand(bwrap?: string): { command: string; args: string[] } {
     const pythonArgs = [...(this.options.args ?? []), "-u", "-c", loadBootstrap()];
-    const launcher = this.options.launcher;
+    const launcher = bwrap === undefined ? this.options.launcher : this.sandboxPrefix(bwrap);
     if (!launcher || launcher.length === 0) return { command: this.options.python, args: pythonArgs };
     const [command, ...prefix] = launcher as [string, ...string[]];
     const quote = this.options.launcherShellQuote ?? shouldShellQuote(command);
     const tail = [this.options.python, ...pythonArgs];
     return { command, args: [...prefix, ...(quote ? [quoteForShell(tail)] : tail)] };
+  }
+
+  private sandboxPrefix(bwrap: string): string[] {
+    const sandbox = this.options.sandbox as ResolvedSandbox;
+    const env = this.options.env ?? process.env;
+    const evalkitHome = resolveEvalkitHome(env);
+    const cache = this.options.codeCacheDir;
+    const codeCache = typeof cache === "string" ? cache : join(evalkitHome, "cache", "runner-code");
+    return buildSandboxArgv({
+      bwrap,
+      sandbox,
+      cwd: this.options.cwd ?? process.cwd(),
+      executables: [this.options.python],
+      home: env.HOME,
+      evalkitHome,
+      readOnly: cache === false ? [] : [codeCache],
+    });
   }
 
   private async killAfterInterrupt(cell: RunningCell): Promise<void> {
@@ -482,6 +541,7 @@ export class PythonKernel implements Kernel {
           ...(cell.error ? { error: cell.error } : {}),
           durationMs: performance.now() - cell.startedAt,
           ...(cell.outputsTruncated ? { outputsTruncated: true } : {}),
+          ...(frame.usage ? { usage: frame.usage } : {}),
         });
         return;
     }
@@ -568,6 +628,10 @@ export class PythonKernel implements Kernel {
 
   private onExitEvent(exitCode: number | null, signal: NodeJS.Signals | null): void {
     this.exitInfo = { exitCode, signal, requested: this.shutdownRequested, stderrTail: this.stderrTail };
+    const cause = this.shutdownRequested
+      ? undefined
+      : (this.limitCause(signal) ?? this.lostConnectionCause(exitCode));
+    if (cause !== undefined) this.exitInfo.cause = cause;
     const cell = this.running;
     this.running = undefined;
     for (const resolve of this.completions.values()) resolve({ status: "invalid", indent: "" });
@@ -579,6 +643,13 @@ export class PythonKernel implements Kernel {
     cell?.reject(this.deadError("kernel died while the cell was running"));
     for (const listener of this.exitListeners) listener(this.exitInfo);
     this.exitListeners.clear();
+  }
+
+  /** ssh exits with 255 for its own failures (connection refused, dropped, auth): the far side is unreachable. */
+  private lostConnectionCause(exitCode: number | null): string | undefined {
+    const program = this.options.launcher?.[0];
+    if (program === undefined || exitCode !== 255 || basename(program) !== "ssh") return undefined;
+    return "lost the connection through the launcher: ssh exited with code 255";
   }
 
   private waitExit(ms: number): Promise<boolean> {
@@ -598,6 +669,7 @@ export class PythonKernel implements Kernel {
       signal: this.exitInfo?.signal ?? null,
       requested: this.exitInfo?.requested ?? this.shutdownRequested,
       stderrTail: this.stderrTail,
+      ...(this.exitInfo?.cause ? { cause: this.exitInfo.cause } : {}),
     };
   }
 
@@ -610,10 +682,27 @@ export class PythonKernel implements Kernel {
     });
   }
 
+  /** Why a death may have been a limit: the exit notice names the limit the kernel ran under. */
+  private limitCause(signal: NodeJS.Signals | null): string | undefined {
+    const limits = this.options.limits;
+    if (!limits) return undefined;
+    if (signal === "SIGXCPU" && limits.cpuSeconds) return `CPU time limit ${limits.cpuSeconds} s reached`;
+    if (limits.memoryMb)
+      return `possibly out of memory: the kernel ran under a memory limit ${limits.memoryMb} MB`;
+    return undefined;
+  }
+
   private stderrSummary(): string {
     const tail = this.stderrTail.trim();
     if (!tail) return "";
     const lines = tail.split("\n").slice(-5).join("\n");
     return `\n${lines}`;
   }
+}
+
+/** The limits as the runner reads them; in a sandbox the host counts the user's processes (the runner sees few). */
+function runnerLimits(limits: ResourceLimits, sandbox: ResolvedSandbox | undefined): Record<string, unknown> {
+  const config: Record<string, unknown> = { ...limits };
+  if (limits.processes !== undefined && sandbox) config.processesBase = countOwnProcesses();
+  return config;
 }

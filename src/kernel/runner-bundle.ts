@@ -3,10 +3,10 @@
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { packagePath } from "../runtime/package-root.js";
 
-/** The package's python/ folder, both from src/ (tests) and dist/ (installed). */
-export const PYTHON_DIR = fileURLToPath(new URL("../../python/", import.meta.url));
+/** The package's python/ folder, both from src/ (tests) and the dist/ bundle (installed). */
+export const PYTHON_DIR = packagePath("python");
 
 let cachedBootstrap: string | undefined;
 interface RunnerSources {

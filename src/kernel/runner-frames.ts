@@ -1,6 +1,7 @@
 // The runner's wire frames (docs/protocol.md): decoding with validation, and encoding host requests.
 
 import { isAscii } from "node:buffer";
+import type { CellUsage } from "../contracts/cell-result.js";
 import type { MimeBundle } from "../contracts/outputs.js";
 import { EvalkitError } from "../errors.js";
 
@@ -37,6 +38,7 @@ export type RunnerFrame =
       status: "ok" | "error";
       executionCount: number | null;
       cancelled: boolean;
+      usage?: CellUsage;
       nonce?: string;
     }
   | { type: "call"; id: string; callId: string; method: string; params: Record<string, unknown> }
@@ -139,6 +141,7 @@ export function decodeRunnerFrame(line: string): RunnerFrame {
         status: frame.status === "ok" ? "ok" : "error",
         executionCount: typeof frame.executionCount === "number" ? frame.executionCount : null,
         cancelled: frame.cancelled === true,
+        ...(isRecord(frame.usage) ? { usage: decodeUsage(frame.usage) } : {}),
         ...nonceOf(frame),
       };
     case "call":
@@ -173,6 +176,13 @@ export function decodeRunnerFrame(line: string): RunnerFrame {
     default:
       return { type: "unknown", raw: frame };
   }
+}
+
+/** `usage` of a done frame: non-negative finite numbers, anything else 0 (a runner's bad figure is no crash). */
+function decodeUsage(raw: Record<string, unknown>): CellUsage {
+  const figure = (value: unknown) =>
+    typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : 0;
+  return { cpuMs: figure(raw.cpuMs), peakRssBytes: Math.round(figure(raw.peakRssBytes)) };
 }
 
 /** Serialise a host → runner request as one line. */

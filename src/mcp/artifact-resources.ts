@@ -1,10 +1,8 @@
 // Stored full outputs as MCP resources: `artifact://<id>` listed newest first, read by page (`?offset=N&limit=N`).
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
-  ErrorCode,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
-  McpError,
   ReadResourceRequestSchema,
   type ReadResourceResult,
   type Resource,
@@ -12,9 +10,10 @@ import {
 import { isEvalkitError } from "../errors.js";
 import { formatArtifactUri } from "../output/artifact-ids.js";
 import { listArtifacts, MAX_READ_LIMIT, readArtifact } from "../output/artifact-store.js";
+import { invalidParams, ProtocolError, RESOURCE_NOT_FOUND } from "./protocol-error.js";
 
-/** MCP's error code for an unknown resource. */
-export const RESOURCE_NOT_FOUND = -32002;
+export { RESOURCE_NOT_FOUND } from "./protocol-error.js";
+
 /** Bytes a read returns when the URI sets no `limit` (about 16k tokens: a page a model can take in). */
 export const DEFAULT_RESOURCE_PAGE_BYTES = 64 * 1024;
 /** Resources per `resources/list` page. */
@@ -31,25 +30,22 @@ export interface ArtifactRequest {
 export function parseArtifactResourceUri(uri: string): ArtifactRequest {
   const match = /^artifact:\/\/([^?#/]*)(?:\?([^#]*))?$/.exec(uri);
   if (!match) {
-    throw new McpError(
-      ErrorCode.InvalidParams,
-      `uri: expected artifact://<id>[?offset=N&limit=N], got ${uri}`,
-    );
+    throw invalidParams(`uri: expected artifact://<id>[?offset=N&limit=N], got ${uri}`);
   }
   const id = match[1] ?? "";
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) {
-    throw new McpError(ErrorCode.InvalidParams, `uri: ${JSON.stringify(id)} is not an artifact id`);
+    throw invalidParams(`uri: ${JSON.stringify(id)} is not an artifact id`);
   }
   const query = new URLSearchParams(match[2] ?? "");
   for (const key of query.keys()) {
     if (key !== "offset" && key !== "limit") {
-      throw new McpError(ErrorCode.InvalidParams, `uri: unknown query parameter "${key}" (offset, limit)`);
+      throw invalidParams(`uri: unknown query parameter "${key}" (offset, limit)`);
     }
   }
   const offset = readInteger(query.get("offset"), "offset", Number.MIN_SAFE_INTEGER) ?? 0;
   const limit = readInteger(query.get("limit"), "limit", 1) ?? DEFAULT_RESOURCE_PAGE_BYTES;
   if (limit > MAX_READ_LIMIT) {
-    throw new McpError(ErrorCode.InvalidParams, `uri: limit must be at most ${MAX_READ_LIMIT}, got ${limit}`);
+    throw invalidParams(`uri: limit must be at most ${MAX_READ_LIMIT}, got ${limit}`);
   }
   return { id, offset, limit };
 }
@@ -58,8 +54,7 @@ function readInteger(raw: string | null, name: string, min: number): number | un
   if (raw === null) return undefined;
   const value = Number(raw);
   if (raw.trim() === "" || !Number.isSafeInteger(value) || value < min) {
-    throw new McpError(
-      ErrorCode.InvalidParams,
+    throw invalidParams(
       `uri: ${name} must be an integer${min === 1 ? " >= 1" : ""}, got ${JSON.stringify(raw)}`,
     );
   }
@@ -71,16 +66,51 @@ export function formatPageUri(id: string, offset: number, limit: number): string
   return `${formatArtifactUri(id)}?offset=${offset}&limit=${limit}`;
 }
 
+/**
+ * The artifacts one server's calls wrote. The store is shared by every evalkit on the machine (EVALKIT_HOME), so
+ * listings and not-found hints name only these, never another project's outputs.
+ */
+export class ServerArtifacts {
+  private readonly ids = new Set<string>();
+
+  /** Remembers every `artifact://<id>` a call result names (its text and its details). */
+  noteResult(result: { content?: unknown; structuredContent?: unknown }): boolean {
+    const before = this.ids.size;
+    const text = JSON.stringify([result.content ?? null, result.structuredContent ?? null]);
+    for (const match of text.matchAll(/artifact:\/\/([A-Za-z0-9_-]{1,64})/g)) this.ids.add(match[1]!);
+    return this.ids.size > before;
+  }
+
+  has(id: string): boolean {
+    return this.ids.has(id);
+  }
+
+  /** This server's ids, newest first as the store lists them. */
+  filter<T extends { id: string }>(items: readonly T[]): T[] {
+    return items.filter((item) => this.ids.has(item.id));
+  }
+
+  get size(): number {
+    return this.ids.size;
+  }
+}
+
 /** Reads one page. The first item is the exact text of the page; when more follows, a second item, whose
  * URI is the next page's, says so in one line. `_meta` carries the numbers for programs. */
-export async function readArtifactResource(uri: string, dir: string): Promise<ReadResourceResult> {
+export async function readArtifactResource(
+  uri: string,
+  dir: string,
+  owned?: ServerArtifacts,
+): Promise<ReadResourceResult> {
   const request = parseArtifactResourceUri(uri);
   let page: Awaited<ReturnType<typeof readArtifact>>;
   try {
     page = await readArtifact(request.id, { dir, offset: request.offset, limit: request.limit });
   } catch (err) {
     if (isEvalkitError(err, "ARTIFACT_NOT_FOUND")) {
-      throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${uri} (${err.message})`, { uri });
+      throw new ProtocolError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}${describeOwned(dir, owned)}`, {
+        uri,
+      });
     }
     throw err;
   }
@@ -129,11 +159,24 @@ function describeArtifact(info: {
   };
 }
 
-/** Registers resources/list, resources/templates/list and resources/read for the artifact directory. */
-export function registerArtifactResources(server: Server, dir: string): void {
+/** The hint of a not-found error: a few of this server's artifacts, or that it has none. */
+function describeOwned(dir: string, owned: ServerArtifacts | undefined): string {
+  if (owned === undefined) return "";
+  if (owned.size === 0) return "; this server has stored no full output yet";
+  const recent = owned.filter(listArtifacts({ dir })).slice(0, 5);
+  return recent.length === 0
+    ? "; this server's artifacts have expired"
+    : `; this server's recent artifacts: ${recent.map((info) => info.uri).join(", ")}`;
+}
+
+/**
+ * Registers resources/list, resources/templates/list and resources/read for the artifact directory; the list
+ * holds the artifacts `owned` names (this server's), any stored artifact can be read by its URI.
+ */
+export function registerArtifactResources(server: Server, dir: string, owned: ServerArtifacts): void {
   server.setRequestHandler(ListResourcesRequestSchema, async (request) => {
     const start = parseCursor(request.params?.cursor);
-    const all = listArtifacts({ dir });
+    const all = owned.size === 0 ? [] : owned.filter(listArtifacts({ dir }));
     const page = all.slice(start, start + RESOURCE_LIST_PAGE);
     const next = start + RESOURCE_LIST_PAGE;
     return {
@@ -155,7 +198,7 @@ export function registerArtifactResources(server: Server, dir: string): void {
     ],
   }));
   server.setRequestHandler(ReadResourceRequestSchema, (request) =>
-    readArtifactResource(request.params.uri, dir),
+    readArtifactResource(request.params.uri, dir, owned),
   );
 }
 
@@ -163,7 +206,7 @@ function parseCursor(cursor: string | undefined): number {
   if (cursor === undefined) return 0;
   const value = Number(cursor);
   if (!Number.isSafeInteger(value) || value < 0) {
-    throw new McpError(ErrorCode.InvalidParams, `cursor: not a cursor this server gave out (${cursor})`);
+    throw invalidParams(`cursor: not a cursor this server gave out (${cursor})`);
   }
   return value;
 }

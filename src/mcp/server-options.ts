@@ -1,5 +1,5 @@
 // Options of the MCP server: their shape, validation naming the option, and the eval tool options they imply.
-import { z } from "zod";
+import * as z from "zod";
 import { EvalkitError } from "../errors.js";
 import { resolveArtifactDir } from "../output/artifact-ids.js";
 import { firstIssueField, formatZodIssues } from "../tool/format-issues.js";

@@ -1,19 +1,18 @@
 // The eval tool as an MCP server: tool `eval`, artifacts as resources, completion() over sampling, stdio lifecycle.
-import { readFileSync } from "node:fs";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   CallToolRequestSchema,
   type CallToolResult,
-  ErrorCode,
   ListToolsRequestSchema,
-  McpError,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { EvalkitError } from "../errors.js";
+import { packageVersion } from "../runtime/package-root.js";
 import type { EvalTool } from "../tool/eval-tool.js";
-import { registerArtifactResources } from "./artifact-resources.js";
+import { registerArtifactResources, ServerArtifacts } from "./artifact-resources.js";
 import { runEvalToolCall } from "./eval-call.js";
+import { invalidParams } from "./protocol-error.js";
 import { createSamplingCompletion } from "./sampling-completion.js";
 import { type EvalMcpServerOptions, resolveMcpServerOptions } from "./server-options.js";
 import { BoundedStdioTransport } from "./stdio-transport.js";
@@ -39,20 +38,11 @@ const INSTRUCTIONS =
   "tool's text are stored in full and named `artifact://<id>`; read them as resources " +
   "(`artifact://<id>?offset=N&limit=N`) or from a cell with `output(id)`.";
 
-function readVersion(): string {
-  try {
-    const url = new URL("../../package.json", import.meta.url);
-    return (JSON.parse(readFileSync(url, "utf8")) as { version?: string }).version ?? "0.0.0";
-  } catch {
-    return "0.0.0";
-  }
-}
-
 /** Creates the server; throws EvalkitError INVALID_INPUT for bad options (a bad cwd, EVALKIT_PY=maybe...). */
 export function createEvalMcpServer(options: EvalMcpServerOptions = {}): EvalMcpServer {
   const config = resolveMcpServerOptions(options);
   const server = new Server(
-    { name: "evalkit", title: "evalkit", version: readVersion() },
+    { name: "evalkit", title: "evalkit", version: packageVersion() },
     {
       capabilities: { tools: {}, resources: { listChanged: true } },
       instructions: INSTRUCTIONS,
@@ -62,6 +52,7 @@ export function createEvalMcpServer(options: EvalMcpServerOptions = {}): EvalMcp
   const toolModule = import("../tool/eval-tool.js");
   toolModule.catch(() => undefined);
   let tool: EvalTool | undefined;
+  const artifacts = new ServerArtifacts();
   let isClosing = false;
   let backendsChecked: Promise<void> | undefined;
   let resolveClosed!: () => void;
@@ -118,10 +109,7 @@ export function createEvalMcpServer(options: EvalMcpServerOptions = {}): EvalMcp
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const { name, arguments: args } = request.params;
     if (name !== "eval") {
-      throw new McpError(
-        ErrorCode.InvalidParams,
-        `unknown tool ${JSON.stringify(name)} (this server has: eval)`,
-      );
+      throw invalidParams(`unknown tool ${JSON.stringify(name)} (this server has: eval)`);
     }
     const result = await runEvalToolCall(await getTool(), args, {
       signal: extra.signal,
@@ -131,14 +119,11 @@ export function createEvalMcpServer(options: EvalMcpServerOptions = {}): EvalMcp
         extra.sendNotification({ method: "notifications/progress", params }).catch(() => undefined);
       },
     });
-    const cells = (result.structuredContent as { cells?: { truncated?: unknown }[] } | undefined)?.cells;
-    if (cells?.some((cell) => cell.truncated !== undefined)) {
-      server.sendResourceListChanged().catch(() => undefined);
-    }
+    if (artifacts.noteResult(result)) server.sendResourceListChanged().catch(() => undefined);
     return result;
   });
 
-  registerArtifactResources(server, config.artifactsDir);
+  registerArtifactResources(server, config.artifactsDir, artifacts);
 
   server.onclose = () => {
     if (isClosing) return;

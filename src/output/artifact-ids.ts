@@ -9,9 +9,15 @@ export const ARTIFACT_URI_PREFIX = "artifact://";
 
 const ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
-/** A fresh short random URL-safe id (12 characters, 72 bits). */
+/**
+ * A fresh short random URL-safe id (12 characters, about 72 bits) that never starts with `-`: a command line
+ * would read `evalkit artifact -LU3RLOsyZCw` as an option. Drawing again keeps every id equally likely.
+ */
 export function generateArtifactId(): string {
-  return randomBytes(9).toString("base64url");
+  for (;;) {
+    const id = randomBytes(9).toString("base64url");
+    if (!id.startsWith("-")) return id;
+  }
 }
 
 /** True when `id` is a well-formed artifact id. */

@@ -1,7 +1,7 @@
 // Reading an artifact back by byte range, with ids validated and unknown ids answered with what exists.
 import { open } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { EvalkitError } from "../errors.js";
 import { formatArtifactUri, parseArtifactId, resolveArtifactDir } from "./artifact-ids.js";
 import { pinsOf, ARTIFACT_SUFFIX as SUFFIX, scanDir } from "./artifact-scan.js";

@@ -1,6 +1,6 @@
 // Chooses the Python interpreter: walk the candidates in order, run each once (cached), take the first that works.
 import path from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { EvalkitError } from "../errors.js";
 import { computeEnvAdditions } from "./child-env.js";
 import { filterEnv } from "./env-filter.js";
@@ -262,13 +262,19 @@ async function searchPython(ctx: SearchContext, exhaustive: boolean): Promise<Se
   return outcome;
 }
 
+/** The reason the one explicit candidate was rejected (its version and the minimum, say), for the first line. */
+function explicitReason(outcome: SearchOutcome): string {
+  const reason = outcome.report[0]?.reason;
+  return reason === undefined ? "" : `: ${reason}`;
+}
+
 function notFoundError(ctx: SearchContext, outcome: SearchOutcome): EvalkitError {
   const tried = outcome.report.map((line) => `  - ${line.source}: ${line.reason}`).join("\n");
   const allTooOld = outcome.rejected.length > 0 && outcome.rejected.every((r) => r.kind === "too-old");
   const code = allTooOld ? "PYTHON_TOO_OLD" : "PYTHON_NOT_FOUND";
   const min = formatVersion(MIN_PYTHON_VERSION);
   const head = ctx.explicit
-    ? `The Python interpreter ${ctx.explicit.origin === "option" ? "named explicitly" : "named by EVALKIT_PYTHON"} (${ctx.explicit.value}) cannot be used.`
+    ? `The Python interpreter ${ctx.explicit.origin === "option" ? "named explicitly" : "named by EVALKIT_PYTHON"} (${ctx.explicit.value}) cannot be used${explicitReason(outcome)}.`
     : `No usable Python interpreter (${min} or newer) was found.`;
   const hint = ctx.explicit
     ? "Name a working Python 3.8+ interpreter, or leave it out to let evalkit search."

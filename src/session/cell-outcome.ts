@@ -45,6 +45,7 @@ export function buildOutcome(
     notices: [],
   };
   if (result.error) outcome.error = result.error;
+  if (result.usage) outcome.usage = result.usage;
   // Once the budget ran out or the caller gave up, the cell did not end on its own terms even when it
   // reports `ok` (os.system() swallows SIGINT while its child dies of it): say so.
   if (abortCause === "timeout") {
@@ -83,13 +84,14 @@ export function buildAbortedBeforeStart(cause: AbortCause, watchdog: CellWatchdo
 export function exitFromError(err: { details: Record<string, unknown> }): KernelExit | undefined {
   const raw = err.details.exit;
   if (typeof raw === "object" && raw !== null && "requested" in raw) return raw as KernelExit;
-  const { exitCode, signal, stderrTail, requested } = err.details;
+  const { exitCode, signal, stderrTail, requested, cause } = err.details;
   if (exitCode === undefined && signal === undefined) return undefined;
   return {
     exitCode: typeof exitCode === "number" ? exitCode : null,
     signal: typeof signal === "string" ? (signal as NodeJS.Signals) : null,
     requested: requested === true,
     stderrTail: typeof stderrTail === "string" ? stderrTail : "",
+    ...(typeof cause === "string" ? { cause } : {}),
   };
 }
 

@@ -48,7 +48,15 @@ export function buildPlainEnv(extraEnv: Record<string, string>): Record<string, 
  * loop after an await can never honour an interrupt, so waiting 5 s would only waste the caller's time).
  */
 export const createDefaultKernel: KernelFactory = (spec: KernelSpec): Kernel => {
-  if (spec.language === "js") return new JsKernel({ cwd: spec.cwd, env: spec.env });
+  if (spec.language === "js") {
+    const memoryMb = spec.limits?.memoryMb;
+    return new JsKernel({
+      cwd: spec.cwd,
+      env: spec.env,
+      ...(memoryMb ? { memoryMb: Math.max(64, memoryMb) } : {}),
+      ...(spec.sandbox ? { sandbox: spec.sandbox } : {}),
+    });
+  }
   if (spec.interpreter === undefined) {
     throw new EvalkitError("INTERNAL", "a Python kernel spec without an interpreter");
   }
@@ -58,5 +66,7 @@ export const createDefaultKernel: KernelFactory = (spec: KernelSpec): Kernel => 
     env: spec.env,
     interruptGraceMs: spec.interruptGraceMs,
     ...(spec.launcher && spec.launcher.length > 0 ? { launcher: spec.launcher } : {}),
+    ...(spec.sandbox ? { sandbox: spec.sandbox } : {}),
+    ...(spec.limits ? { limits: spec.limits } : {}),
   });
 };

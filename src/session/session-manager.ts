@@ -62,6 +62,8 @@ export class SessionManager {
   private readonly resolveInterpreter: InterpreterResolver;
   private readonly extraEnv: Record<string, string>;
   private readonly launcher: string[] | undefined;
+  private readonly sandbox: SessionManagerOptions["sandbox"];
+  private readonly limits: SessionManagerOptions["limits"];
   private readonly interruptGraceMs: number;
   private readonly defaultTimeoutSec: number;
   private readonly maxTimeoutSec: number;
@@ -75,6 +77,8 @@ export class SessionManager {
     this.mode = options.mode ?? "session";
     this.extraEnv = { ...(options.env ?? {}) };
     this.launcher = options.launcher;
+    this.sandbox = options.sandbox;
+    this.limits = options.limits;
     this.createKernel = options.createKernel ?? createDefaultKernel;
     this.resolveInterpreter =
       options.resolveInterpreter ?? createDefaultResolver(options.python, this.extraEnv, options.launcher);
@@ -198,6 +202,8 @@ export class SessionManager {
       sessionId,
       launcher: this.launcher,
       interruptGraceMs: this.interruptGraceMs,
+      ...(this.sandbox ? { sandbox: this.sandbox } : {}),
+      ...(this.limits ? { limits: this.limits } : {}),
     };
     if (language === "js") return { ...base, interpreter: undefined, env: buildPlainEnv(this.extraEnv) };
     const resolved = await this.resolveCached(cwd);

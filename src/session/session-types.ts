@@ -1,7 +1,8 @@
 // Public shapes of the session layer: manager options, call and cell requests, and a cell's outcome.
-import type { CellLanguage } from "../contracts/cell-result.js";
+import type { CellLanguage, CellUsage } from "../contracts/cell-result.js";
 import type { CellErrorInfo, KernelOutput } from "../contracts/outputs.js";
 import type { Kernel, KernelExit } from "../kernel/kernel.js";
+import type { ResolvedSandbox, ResourceLimits } from "../runtime/sandbox-types.js";
 import type { HostBridgeHandlers } from "./bridge-handlers.js";
 
 /** `session`: kernels retained per key; `per-call`: a fresh kernel per call, shut down after it. */
@@ -24,6 +25,10 @@ export interface KernelSpec {
   launcher: string[] | undefined;
   /** How long an interrupted cell may take to end before the kernel is killed. */
   interruptGraceMs: number;
+  /** Run the kernel in this sandbox (docs/sandbox.md). */
+  sandbox?: ResolvedSandbox | undefined;
+  /** Resource limits of the kernel process. */
+  limits?: ResourceLimits | undefined;
 }
 
 /** Builds a kernel; the manager calls `start()` on it. */
@@ -53,6 +58,10 @@ export interface SessionManagerOptions {
   env?: Record<string, string>;
   /** Command prefix for Python kernels. */
   launcher?: string[];
+  /** Run every kernel in a bubblewrap sandbox (not with a launcher); see docs/sandbox.md. */
+  sandbox?: ResolvedSandbox;
+  /** Resource limits of every kernel. */
+  limits?: ResourceLimits;
   /** Idle retained kernels are shut down after this long (default 5 minutes). */
   idleEvictMs?: number;
   /** At most this many retained kernels (default 4); least recently used idle ones go first. */
@@ -113,4 +122,6 @@ export interface SessionCellOutcome {
   notices: string[];
   /** Set when the kernel process ended during the cell. */
   exit?: KernelExit;
+  /** What the kernel used during the cell (when it reported it). */
+  usage?: CellUsage;
 }

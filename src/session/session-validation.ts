@@ -1,5 +1,5 @@
 // zod schemas for the session layer's public inputs; failures become INVALID_INPUT naming the field.
-import { z } from "zod";
+import * as z from "zod";
 import { EvalkitError } from "../errors.js";
 
 const fn = z.custom<(...args: never[]) => unknown>((value) => typeof value === "function", {
@@ -27,6 +27,18 @@ export const sessionManagerOptionsSchema = z
     python: z.string().min(1).optional(),
     env: z.record(z.string(), z.string()).optional(),
     launcher: z.array(z.string()).optional(),
+    sandbox: z
+      .object({ network: z.boolean(), writable: z.array(z.string().min(1)) })
+      .strict()
+      .optional(),
+    limits: z
+      .object({
+        memoryMb: z.number().int().positive().optional(),
+        cpuSeconds: z.number().int().positive().optional(),
+        processes: z.number().int().positive().optional(),
+      })
+      .strict()
+      .optional(),
     resolveCacheMs: z.number().finite().min(0).optional(),
     idleEvictMs: positiveMs.optional(),
     maxKernels: z.number().int().min(1).optional(),

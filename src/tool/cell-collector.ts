@@ -47,6 +47,8 @@ export interface CellCollectorOptions {
   secrets: readonly SecretValue[];
   artifactsDir: string | undefined;
   store: ArtifactStore | undefined;
+  /** Sees each output as it arrives, redacted: stream text in order (past the retain cap too), then the rest. */
+  onOutput?: (output: CellOutput) => void;
 }
 
 /** One cell's collector. `add()` each output in order, `finish()` once. */
@@ -102,10 +104,13 @@ export class CellCollector {
       case "clear_output":
         this.hasRewrites = true;
         this.outputs.push(output);
+        this.options.onOutput?.(output);
         return;
       case "error": {
         this.sawError = true;
-        this.outputs.push({ type: "error", ...boundErrorInfo(output, this.redact) });
+        const error: CellOutput = { type: "error", ...boundErrorInfo(output, this.redact) };
+        this.outputs.push(error);
+        this.options.onOutput?.(error);
         this.pushBlock(
           output.traceback.length > 0 ? output.traceback.join("\n") : `${output.ename}: ${output.evalue}`,
         );
@@ -121,6 +126,7 @@ export class CellCollector {
         const kept = { ...output, data };
         if (output.metadata) kept.metadata = this.redactDeep(output.metadata) as Record<string, unknown>;
         this.outputs.push(kept);
+        this.options.onOutput?.(kept);
         const lines: string[] = [];
         const text = renderBundleText(output.data, this.renderOptions());
         if (text) lines.push(text);
@@ -217,9 +223,10 @@ export class CellCollector {
   }
 
   private retainStream(name: "stdout" | "stderr", text: string): void {
-    // Past the cap nothing more is kept, so there is nothing to redact either.
-    if (this.isRetainCapped) return;
+    // Past the cap nothing more is kept, so there is nothing to redact either (unless someone watches live).
+    if (this.isRetainCapped && !this.options.onOutput) return;
     if (this.openStream && this.openStream.name !== name) this.closeStream();
+    this.openStream ??= this.openRetained(name);
     this.appendRetained(name, this.streamRedactors[name].push(text));
   }
 
@@ -231,12 +238,17 @@ export class CellCollector {
     this.openStream = undefined;
   }
 
+  /** A new stream output, in `outputs` unless the cap was reached (then only live listeners see its text). */
+  private openRetained(name: "stdout" | "stderr"): StreamOutput {
+    const stream: StreamOutput = { type: "stream", name, text: "" };
+    if (!this.isRetainCapped) this.outputs.push(stream);
+    return stream;
+  }
+
   private appendRetained(name: "stdout" | "stderr", text: string): void {
+    if (text !== "") this.options.onOutput?.({ type: "stream", name, text });
     if (this.isRetainCapped) return;
-    if (this.openStream === undefined) {
-      this.openStream = { type: "stream", name, text: "" };
-      this.outputs.push(this.openStream);
-    }
+    this.openStream ??= this.openRetained(name);
     if (text === "") return;
     const room = this.retainLimit - this.retainedChars;
     const kept = text.length <= room ? text : text.slice(0, Math.max(0, room));

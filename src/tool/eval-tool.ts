@@ -4,6 +4,7 @@ import { EvalkitError } from "../errors.js";
 import { type ArtifactStore, createArtifactStore } from "../output/artifact-store.js";
 import { createRedactor } from "../output/redact.js";
 import { collectSecretValues, type SecretValue } from "../runtime/env-filter.js";
+import { requireSandbox } from "../runtime/sandbox-probe.js";
 import { ConcurrencyLimiter } from "../session/concurrency-limiter.js";
 import { SessionManager } from "../session/session-manager.js";
 import type { SessionManagerOptions } from "../session/session-types.js";
@@ -21,7 +22,13 @@ import {
 } from "./input-schema.js";
 import { assertSessionFree, continueJob, runYieldingCall, sessionGroup } from "./job-call.js";
 import { buildContent } from "./result-content.js";
-import { type EvalProgress, type EvalToolResult, type RunCallTap, runEvalCall } from "./run-call.js";
+import {
+  type EvalOutputEvent,
+  type EvalProgress,
+  type EvalToolResult,
+  type RunCallTap,
+  runEvalCall,
+} from "./run-call.js";
 import { type EvalToolOptions, type ResolvedToolOptions, resolveToolOptions } from "./tool-options.js";
 
 /** Per-call context of `execute`. */
@@ -30,6 +37,8 @@ export interface EvalExecuteContext {
   signal?: AbortSignal;
   /** Partial results while cells run (throttled to one per `updateIntervalMs`). */
   onUpdate?: (progress: EvalProgress) => void;
+  /** Each output of the running cell as it arrives (redacted, unthrottled), for front ends that stream. */
+  onOutput?: (event: EvalOutputEvent) => void;
 }
 
 /** The eval tool: mount `name`, `description` and `inputSchema` in an agent framework; call `execute`. */
@@ -136,6 +145,8 @@ export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
     }
     try {
       if (isDisposed) throw new EvalkitError("DISPOSED", "the eval tool was disposed");
+      // Asked for and not available: the whole call fails, before any cell runs (never unsandboxed).
+      if (config.sandbox !== undefined) await requireSandbox();
       // A job may have started while this call waited for the previous one.
       assertSessionFree(manager.jobs, group);
       // Read (at most once a second): a secret set in the host environment after the tool was created is still hidden.
@@ -161,6 +172,8 @@ export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
           store: getStore(),
           redact,
           onUpdate,
+          // A job's outputs are collected by its tap; only a direct call streams them to the caller.
+          ...(tap === undefined && context.onOutput ? { onOutput: context.onOutput } : {}),
           updateIntervalMs: config.updateIntervalMs,
           ...(tap ? { tap } : {}),
         });
@@ -227,6 +240,8 @@ function buildManagerOptions(config: ResolvedToolOptions): SessionManagerOptions
   if (config.handlers !== undefined) options.bridge = config.handlers;
   if (config.interruptGraceMs !== undefined) options.interruptGraceMs = config.interruptGraceMs;
   if (config.createKernel !== undefined) options.createKernel = config.createKernel;
+  if (config.sandbox !== undefined) options.sandbox = config.sandbox;
+  if (config.limits !== undefined) options.limits = config.limits;
   return options;
 }
 

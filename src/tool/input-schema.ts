@@ -1,5 +1,5 @@
 // The eval tool's input (DESIGN.md §3.1): one zod schema, its JSON Schema, and validation naming the field.
-import { z } from "zod";
+import * as z from "zod";
 import type { CellLanguage } from "../contracts/cell-result.js";
 import { EvalkitError } from "../errors.js";
 import { clampLine } from "../render/text-lines.js";

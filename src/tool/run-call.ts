@@ -1,6 +1,6 @@
 // One eval call: cells in order on the session's kernels, stop at the first cell not `ok`, live updates, results.
 import type { CellLanguage, CellResult, EvalDetails } from "../contracts/cell-result.js";
-import type { CellErrorInfo } from "../contracts/outputs.js";
+import type { CellErrorInfo, CellOutput } from "../contracts/outputs.js";
 import { EvalkitError, isEvalkitError } from "../errors.js";
 import type { ArtifactStore } from "../output/artifact-store.js";
 import type { DisplayImage } from "../output/display-render.js";
@@ -42,6 +42,8 @@ export interface RunCallContext {
   store: ArtifactStore | undefined;
   redact: (text: string) => string;
   onUpdate: ((progress: EvalProgress) => void) | undefined;
+  /** Each output of the running cell as it arrives, redacted (for front ends that stream, like `exec`). */
+  onOutput?: ((event: EvalOutputEvent) => void) | undefined;
   updateIntervalMs: number;
   /** A job watching the call (tool/eval-job.ts): each cell as it starts and as it ends. */
   tap?: RunCallTap;
@@ -55,6 +57,13 @@ export interface RunCallTap {
   cellOutput(): void;
   /** `content`: the cell's blocks as the call's result shows them. */
   cellFinished(result: CellResult, content: EvalContent[]): void;
+}
+
+/** One output of a running cell, for {@link RunCallContext.onOutput}. */
+export interface EvalOutputEvent {
+  /** The cell's index in the call. */
+  index: number;
+  output: CellOutput;
 }
 
 /** Runs the call's cells and builds `{ content, details }`. Never throws for what happens in a cell. */
@@ -96,6 +105,7 @@ export async function runEvalCall(ctx: RunCallContext): Promise<EvalToolResult> 
         secrets: ctx.secrets,
         artifactsDir: ctx.artifactsDir,
         store: ctx.store,
+        ...(ctx.onOutput ? { onOutput: (output: CellOutput) => emitOutput(ctx, index, output) } : {}),
       });
       const notices: string[] = [];
       let outcome: SessionCellOutcome;
@@ -151,6 +161,7 @@ export async function runEvalCall(ctx: RunCallContext): Promise<EvalToolResult> 
       if (outcome.error) result.error = boundErrorInfo(outcome.error, ctx.redact);
       if (collected.truncated) result.truncated = collected.truncated;
       if (allNotices.length > 0) result.notices = allNotices;
+      if (outcome.usage) result.usage = outcome.usage;
       cells.push(result);
       images.push(collected.images);
       addContent();
@@ -165,6 +176,14 @@ export async function runEvalCall(ctx: RunCallContext): Promise<EvalToolResult> 
   }
   const details: EvalDetails = { ok: cells.every((c) => c.status === "ok"), cells };
   return { content: contents.flat(), details };
+}
+
+function emitOutput(ctx: RunCallContext, index: number, output: CellOutput): void {
+  try {
+    ctx.onOutput?.({ index, output });
+  } catch {
+    // A failing listener must not break the call.
+  }
 }
 
 function emit(

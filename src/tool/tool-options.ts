@@ -1,9 +1,10 @@
 // Options of createEvalTool: their shape, zod validation naming the option, and the EVALKIT_PY/EVALKIT_JS flags.
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import type { CellLanguage } from "../contracts/cell-result.js";
 import { EvalkitError } from "../errors.js";
+import type { ResolvedSandbox, ResourceLimits, SandboxSetting } from "../runtime/sandbox-types.js";
 import type { HostBridgeHandlers } from "../session/bridge-handlers.js";
 import type { SessionManager } from "../session/session-manager.js";
 import type { KernelFactory, KernelMode } from "../session/session-types.js";
@@ -67,7 +68,14 @@ export interface EvalToolOptions {
   manager?: SessionManager;
   /** Builds kernels (advanced; tests). Ignored when `manager` is given. */
   createKernel?: KernelFactory;
-  /** Where EVALKIT_PY / EVALKIT_JS are read from (default `process.env`). */
+  /**
+   * Run every kernel in a sandbox (docs/sandbox.md): `true`, or `{ network, writable }` to widen it.
+   * EVALKIT_SANDBOX=1 turns it on. A sandbox that cannot be had fails the call with SANDBOX_UNAVAILABLE.
+   */
+  sandbox?: SandboxSetting;
+  /** Resource limits of every kernel (with or without the sandbox). */
+  limits?: ResourceLimits;
+  /** Where EVALKIT_PY / EVALKIT_JS / EVALKIT_SANDBOX are read from (default `process.env`). */
   flagsEnv?: Record<string, string | undefined>;
 }
 
@@ -90,6 +98,8 @@ export interface ResolvedToolOptions {
   updateIntervalMs: number;
   manager: SessionManager | undefined;
   createKernel: KernelFactory | undefined;
+  sandbox: ResolvedSandbox | undefined;
+  limits: ResourceLimits | undefined;
 }
 
 const fn = z.custom<(...args: never[]) => unknown>((v) => typeof v === "function", {
@@ -132,6 +142,22 @@ const optionsSchema = z.strictObject({
   updateIntervalMs: z.number().finite().min(0).optional(),
   manager: z.custom<SessionManager>((v) => typeof v === "object" && v !== null && "openCall" in v).optional(),
   createKernel: fn.optional(),
+  sandbox: z
+    .union([
+      z.boolean(),
+      z.strictObject({
+        network: z.boolean().optional(),
+        writable: z.array(z.string().min(1)).optional(),
+      }),
+    ])
+    .optional(),
+  limits: z
+    .strictObject({
+      memoryMb: positiveInt.optional(),
+      cpuSeconds: positiveInt.optional(),
+      processes: positiveInt.optional(),
+    })
+    .optional(),
   flagsEnv: z.record(z.string(), z.union([z.string(), z.undefined()])).optional(),
 });
 
@@ -191,6 +217,15 @@ export function resolveToolOptions(options: EvalToolOptions = {}): ResolvedToolO
       field: "cwd",
     });
   }
+  const flagsEnv = options.flagsEnv ?? process.env;
+  const sandbox = resolveSandbox(options.sandbox, flagsEnv, cwd);
+  if (sandbox && options.launcher !== undefined && options.launcher.length > 0) {
+    throw new EvalkitError(
+      "INVALID_INPUT",
+      "sandbox: cannot be combined with launcher (the sandbox runs local kernels; isolate remote ones on their side)",
+      { field: "sandbox" },
+    );
+  }
   const maxTimeout = options.maxTimeout ?? DEFAULT_MAX_TIMEOUT_SEC;
   const launcher =
     typeof options.launcher === "string" ? splitCommandLine(options.launcher) : options.launcher;
@@ -199,7 +234,7 @@ export function resolveToolOptions(options: EvalToolOptions = {}): ResolvedToolO
     cwd,
     sessionId: options.sessionId ?? "default",
     mode: options.mode ?? "session",
-    enabled: resolveEnabledLanguages(options, options.flagsEnv ?? process.env),
+    enabled: resolveEnabledLanguages(options, flagsEnv),
     maxTimeout,
     defaultTimeout: Math.min(maxTimeout, Math.max(1, options.defaultTimeout ?? DEFAULT_CELL_TIMEOUT_SEC)),
     handlers: options.handlers,
@@ -211,7 +246,43 @@ export function resolveToolOptions(options: EvalToolOptions = {}): ResolvedToolO
     updateIntervalMs: options.updateIntervalMs ?? 100,
     manager: options.manager,
     createKernel: options.createKernel,
+    sandbox,
+    limits: options.limits && Object.keys(options.limits).length > 0 ? { ...options.limits } : undefined,
   };
+}
+
+/**
+ * The sandbox asked for by the option or EVALKIT_SANDBOX (which can turn it on, never off); writable paths
+ * resolved against `cwd` and checked to exist (INVALID_INPUT naming `sandbox.writable.<i>`).
+ */
+export function resolveSandbox(
+  setting: SandboxSetting | undefined,
+  env: Record<string, string | undefined>,
+  cwd: string,
+): ResolvedSandbox | undefined {
+  const fromEnv = parseBooleanFlag("EVALKIT_SANDBOX", env.EVALKIT_SANDBOX) === true;
+  if (!fromEnv && (setting === undefined || setting === false)) return undefined;
+  const options = typeof setting === "object" ? setting : {};
+  const writable = (options.writable ?? []).map((entry, index) => {
+    const full = resolve(cwd, entry);
+    if (!isDirectory(full) && !isFile(full)) {
+      throw new EvalkitError(
+        "INVALID_INPUT",
+        `sandbox.writable.${index}: ${JSON.stringify(full)} does not exist (a writable path must exist before the sandbox starts)`,
+        { field: `sandbox.writable.${index}` },
+      );
+    }
+    return full;
+  });
+  return { network: options.network === true, writable };
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
 }
 
 function isDirectory(path: string): boolean {

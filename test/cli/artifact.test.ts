@@ -1,4 +1,6 @@
 // `evalkit artifact ID`: prints a stored output byte for byte, whole or by --offset/--limit; clear errors.
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runArtifact } from "../../src/cli/artifact.js";
 import { createArtifactStore } from "../../src/output/artifact-store.js";
@@ -36,6 +38,23 @@ describe("evalkit artifact", () => {
     const tail = captureIo();
     expect(await runArtifact([id, "--dir", dir, "--offset=-4"], tail)).toBe(0);
     expect(tail.out()).toBe("6789");
+  });
+
+  it("reads an id that starts with '-' after -- or as artifact://, and names an unknown option clearly", async () => {
+    // Ids made before they stopped starting with '-' are still on disk.
+    const dir = makeTempDir("cli-art-dash");
+    writeFileSync(join(dir, "-LU3RLOsyZCw.out"), "dashed");
+    for (const argv of [
+      ["--dir", dir, "--", "-LU3RLOsyZCw"],
+      ["artifact://-LU3RLOsyZCw", "--dir", dir],
+    ]) {
+      const io = captureIo();
+      expect(await runArtifact(argv, io), argv.join(" ")).toBe(0);
+      expect(io.out()).toBe("dashed");
+    }
+    const bare = captureIo();
+    expect(await runArtifact(["-LU3RLOsyZCw", "--dir", dir], bare)).toBe(2);
+    expect(bare.err()).toBe("evalkit artifact: unknown option -L; see evalkit artifact --help\n");
   });
 
   it("exits 1 with one line for an unknown id and 2 for bad usage", async () => {

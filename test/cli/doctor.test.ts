@@ -55,6 +55,10 @@ describe("evalkit doctor", () => {
     const cap = collectIo();
     const code = await runDoctor({ cwd: makeTempDir("cwd") }, cap.io, makeEnv([makeTempDir("empty")]));
     expect(code).toBe(1);
+    // No bwrap on that PATH either: the sandbox section says why and what to install.
+    expect(cap.stdout()).toMatch(
+      /Sandbox .*\n {2}not available: bwrap was not found on PATH: install bubblewrap/,
+    );
     expect(cap.stdout()).toContain("No usable Python interpreter");
     expect(cap.stdout()).toContain("evalkit setup python");
     expect(cap.stdout()).toMatch(/absent {4}PATH +neither python3 nor python is on PATH/);

@@ -7,6 +7,7 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { runExec } from "../../src/cli/exec.js";
 import { convertCellOutputs } from "../../src/cli/notebook-output.js";
 import type { CellResult } from "../../src/contracts/cell-result.js";
+import { ensureBuilt } from "../helpers/build.js";
 import { DEBIAN_PYTHON } from "../helpers/interpreters.js";
 import { librarySkipReason, titleWithSkip } from "../helpers/libraries.js";
 import { captureIo } from "../tool/capture-io.js";
@@ -66,8 +67,10 @@ describe("evalkit exec NOTEBOOK.ipynb", () => {
   it("shows each notebook cell under a header titled with the file name and code-cell number", async () => {
     const io = captureIo();
     expect(await runExec([ANALYSIS, ...PY], io)).toBe(1);
-    expect(io.out()).toMatch(/^\[1\/6\] notebook-analysis\.ipynb \[1\] \(py\) .*ok/);
-    expect(io.out()).toMatch(/\n\[5\/6\] notebook-analysis\.ipynb \[6\] \(py\) .*error/);
+    expect(io.out()).toMatch(/^\[1\/6\] notebook-analysis\.ipynb \[1\] \(py\)\nloaded 4 rows\n/);
+    expect(io.out()).toMatch(/\n\[5\/6\] notebook-analysis\.ipynb \[6\] \(py\)\nTraceback/);
+    expect(io.out()).toMatch(/\n\[error\] NameError: name 'regions' is not defined\n/);
+    expect(io.out()).toMatch(/\n\[6\/6\] notebook-analysis\.ipynb \[7\] \(py\) — skipped\n$/);
     expect(io.out()).not.toContain("Sales analysis");
   });
 
@@ -394,12 +397,10 @@ describe("convertCellOutputs", () => {
 });
 
 describe("evalkit exec NOTEBOOK.ipynb (the installed command)", () => {
-  beforeAll(() => {
-    // `npm test` builds first; a bare `vitest run` on a tree built before notebooks existed builds here.
-    if (!existsSync(path.join(ROOT, "dist", "cli", "notebook-cells.js"))) {
-      spawnSync("npx", ["tsc", "-p", "tsconfig.build.json"], { cwd: ROOT, stdio: "ignore" });
-    }
-  }, 120_000);
+  beforeAll(async () => {
+    // `npm test` builds first; a bare `vitest run` on a stale or fresh tree builds the bundle here.
+    await ensureBuilt();
+  }, 180_000);
 
   it("still writes the executed notebook when the reader of its output goes away (| head)", async () => {
     const dir = makeTempDir("exec-nb-epipe");

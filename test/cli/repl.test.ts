@@ -1,13 +1,14 @@
 // End-to-end: the real `evalkit repl` in a pseudo-terminal (tmux), driven with send-keys and read with capture-pane.
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const SOCKET = `evalkit-repl-test-${process.pid}`;
 
+import { ensureBuilt } from "../helpers/build.js";
 import { DEBIAN_PYTHON, TEST_PYTHON as PYTHON } from "../helpers/interpreters.js";
 import { librarySkipReason, titleWithSkip } from "../helpers/libraries.js";
 
@@ -15,23 +16,6 @@ const EXIT_MARK = "__REPL_EXITED__";
 
 function tmux(...args: string[]): string {
   return execFileSync("tmux", ["-L", SOCKET, ...args], { encoding: "utf8" });
-}
-
-function listTsFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return listTsFiles(path);
-    return entry.name.endsWith(".ts") && !entry.name.endsWith(".d.ts") ? [path] : [];
-  });
-}
-
-/** dist/ is current when every src/*.ts has a compiled .js at least as new. */
-function isDistFresh(): boolean {
-  const src = join(ROOT, "src");
-  return listTsFiles(src).every((file) => {
-    const out = join(ROOT, "dist", relative(src, file)).replace(/\.ts$/, ".js");
-    return existsSync(out) && statSync(out).mtimeMs >= statSync(file).mtimeMs;
-  });
 }
 
 function shellQuote(word: string): string {
@@ -127,12 +111,8 @@ describe("evalkit repl in a terminal", () => {
   let repl: ReplPane;
   let plots: ReplPane;
 
-  beforeAll(() => {
-    if (!isDistFresh()) {
-      // Other files may not type-check while the tree is being edited; tsc still emits, so judge by the output.
-      spawnSync("npx", ["tsc", "-p", "tsconfig.build.json"], { cwd: ROOT, stdio: "ignore" });
-    }
-    expect(existsSync(join(ROOT, "dist", "cli", "repl.js"))).toBe(true);
+  beforeAll(async () => {
+    await ensureBuilt();
     repl = new ReplPane(`main-${process.pid}`, ["--python", PYTHON]);
     if (plotSkip === undefined) {
       plots = new ReplPane(`plots-${process.pid}`, ["--python", DEBIAN_PYTHON], { NO_COLOR: "1" });

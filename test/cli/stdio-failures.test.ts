@@ -4,6 +4,7 @@ import { closeSync, existsSync, openSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
+import { ensureBuilt } from "../helpers/build.js";
 import { TEST_PYTHON } from "../helpers/interpreters.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -27,10 +28,10 @@ function runOnFull(args: string[], full: { stdout?: boolean; stderr?: boolean })
 }
 
 describe.skipIf(!HAS_DEV_FULL)("a command whose output cannot be written (/dev/full)", () => {
-  beforeAll(() => {
-    if (!existsSync(path.join(ROOT, "dist", "cli", "stdio-guard.js")))
-      spawnSync("npx", ["tsc", "-p", "tsconfig.build.json"], { cwd: ROOT, stdio: "ignore" });
-  }, 120_000);
+  beforeAll(async () => {
+    // `npm test` builds first; a bare `vitest run` on a stale or fresh tree builds the bundle here.
+    await ensureBuilt();
+  }, 180_000);
 
   it.each([
     ["exec --json", ["exec", "--json", "-c", "1+1"]],

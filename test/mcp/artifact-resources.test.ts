@@ -2,14 +2,16 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, describe, expect, it } from "vitest";
 import {
   DEFAULT_RESOURCE_PAGE_BYTES,
   parseArtifactResourceUri,
   RESOURCE_NOT_FOUND,
   readArtifactResource,
+  ServerArtifacts,
 } from "../../src/mcp/artifact-resources.js";
+import { ProtocolError } from "../../src/mcp/protocol-error.js";
 import { createArtifactStore } from "../../src/output/artifact-store.js";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "evalkit-mcp-art-"));
@@ -51,9 +53,11 @@ describe("artifact resources", () => {
     } catch (err) {
       error = err;
     }
-    expect(error).toBeInstanceOf(McpError);
-    expect((error as McpError).code).toBe(ErrorCode.InvalidParams);
-    expect((error as McpError).message).toMatch(message);
+    expect(error).toBeInstanceOf(ProtocolError);
+    expect((error as ProtocolError).code).toBe(ErrorCode.InvalidParams);
+    expect((error as ProtocolError).message).toMatch(message);
+    // The client adds "MCP error -32602: " itself; the message on the wire must not carry it already.
+    expect((error as ProtocolError).message).not.toMatch(/MCP error/);
   });
 
   it("returns the exact page text and a note naming the next page until the end", async () => {
@@ -69,10 +73,25 @@ describe("artifact resources", () => {
     expect(second._meta?.["evalkit/page"]).toMatchObject({ offset: 10, totalBytes: 16, nextOffset: null });
   });
 
-  it("answers an unknown id with MCP's resource-not-found code", async () => {
-    const error = await readArtifactResource("artifact://missing123", dir).catch((err) => err);
-    expect(error).toBeInstanceOf(McpError);
-    expect((error as McpError).code).toBe(RESOURCE_NOT_FOUND);
-    expect((error as McpError).message).toContain("artifact://missing123");
+  it("answers an unknown id with MCP's resource-not-found code, naming only this server's artifacts", async () => {
+    const mine = storeText("mine");
+    const theirs = storeText("another project's output");
+    const owned = new ServerArtifacts();
+    expect(owned.noteResult({ content: [{ type: "text", text: `full output: ${mine}` }] })).toBe(true);
+    const error = await readArtifactResource("artifact://missing123", dir, owned).catch((err) => err);
+    expect(error).toBeInstanceOf(ProtocolError);
+    expect((error as ProtocolError).code).toBe(RESOURCE_NOT_FOUND);
+    expect((error as ProtocolError).message).toContain("artifact://missing123");
+    expect((error as ProtocolError).message).toContain(mine);
+    expect((error as ProtocolError).message).not.toContain(theirs);
+    // Another project's artifact is still readable by its URI; it is only left out of listings and hints.
+    const read = await readArtifactResource(theirs, dir, owned);
+    expect((read.contents[0] as { text: string }).text).toBe("another project's output");
+  });
+
+  it("says when this server has stored nothing yet", async () => {
+    storeText("someone else's");
+    const reading = readArtifactResource("artifact://missing123", dir, new ServerArtifacts());
+    await expect(reading).rejects.toThrow(/this server has stored no full output yet/);
   });
 });

@@ -1,64 +1,19 @@
-// Shared set-up for MCP tests: build the CLI once, start `node bin/evalkit.js mcp` under the SDK's own client.
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult, ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
+import { ensureBuilt } from "../helpers/build.js";
 import { DEBIAN_PYTHON, TEST_PYTHON } from "../helpers/interpreters.js";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 export { DEBIAN_PYTHON, TEST_PYTHON };
 
-const BUILD_LOCK = path.join(os.tmpdir(), "evalkit-mcp-test-build.lock");
-
-/** Newest modification time of the TypeScript sources. */
-function newestSourceMs(dir = path.join(ROOT, "src")): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) newest = Math.max(newest, newestSourceMs(full));
-    else if (entry.name.endsWith(".ts")) newest = Math.max(newest, statSync(full).mtimeMs);
-  }
-  return newest;
-}
-
-function isBuildFresh(): boolean {
-  const marker = path.join(ROOT, "dist", "mcp", "server.js");
-  return existsSync(marker) && statSync(marker).mtimeMs >= newestSourceMs();
-}
-
-/**
- * Compiles src/ into dist/ (what bin/evalkit.js runs) unless dist/ is newer than every source. The MCP test
- * files run in parallel, so one builds while the others wait on a lock. Type errors elsewhere still emit,
- * so only a missing server file fails the set-up.
- */
+/** Builds dist/ (what bin/evalkit.js runs) unless it is newer than every source. */
 export async function buildCli(): Promise<void> {
-  const deadline = Date.now() + 150_000;
-  while (!isBuildFresh()) {
-    try {
-      mkdirSync(BUILD_LOCK);
-    } catch {
-      const lock = statSync(BUILD_LOCK, { throwIfNoEntry: false });
-      if (lock && Date.now() - lock.mtimeMs > 120_000) rmSync(BUILD_LOCK, { recursive: true, force: true });
-      if (Date.now() > deadline) throw new Error("timed out waiting for another test's build");
-      await new Promise((resolve) => setTimeout(resolve, 250));
-      continue;
-    }
-    try {
-      execFileSync("npx", ["tsc", "-p", "tsconfig.build.json"], { cwd: ROOT, stdio: "pipe" });
-    } catch {
-      // tsc exits non-zero on type errors but still writes dist/.
-    } finally {
-      rmSync(BUILD_LOCK, { recursive: true, force: true });
-    }
-    break;
-  }
-  if (!existsSync(path.join(ROOT, "dist", "mcp", "server.js"))) {
-    throw new Error("the build did not produce dist/mcp/server.js");
-  }
+  await ensureBuilt();
 }
 
 export interface StartedServer {

@@ -1,6 +1,8 @@
 // `evalkit mcp` output: truncated outputs readable in full as artifact:// resources, matplotlib figures as images.
+import path from "node:path";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createArtifactStore } from "../../src/output/artifact-store.js";
 import { librarySkipReason, titleWithSkip } from "../helpers/libraries.js";
 import { buildCli, callEval, closeServers, DEBIAN_PYTHON, startServer, textOf } from "./mcp-helpers.js";
 
@@ -14,6 +16,9 @@ const expectedOutput = () =>
 describe("evalkit mcp resources", () => {
   it("serves a truncated output in full as an artifact:// resource, by page", async () => {
     const server = await startServer();
+    const foreign = createArtifactStore({ dir: path.join(server.home, "artifacts") }).create();
+    foreign.write(Buffer.from("another project's output"));
+    foreign.close();
     const result = await callEval(server.client, [
       { code: `for i in range(${LINES}):\n    print('row %06d' % i)`, timeout: 120 },
     ]);
@@ -25,6 +30,8 @@ describe("evalkit mcp resources", () => {
     const expected = expectedOutput();
 
     const { resources } = await server.client.listResources();
+    // Only this server's artifact: the one another project left in the shared store is not listed.
+    expect(resources).toHaveLength(1);
     expect(resources[0]).toMatchObject({ uri, mimeType: "text/plain", size: Buffer.byteLength(expected) });
 
     const first = await server.client.readResource({ uri: uri! });
@@ -52,6 +59,8 @@ describe("evalkit mcp resources", () => {
     expect((error as McpError).code).toBe(-32002);
     const bad = await server.client.readResource({ uri: "artifact://../etc/passwd" }).catch((err) => err);
     expect((bad as McpError).code).toBe(-32602);
+    expect((bad as McpError).message).toMatch(/^MCP error -32602: uri: /);
+    expect((bad as McpError).message.match(/MCP error/g)).toHaveLength(1);
     const after = await callEval(server.client, [{ code: "1 + 1" }]);
     expect(textOf(after)).toContain("2");
   });

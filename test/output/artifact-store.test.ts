@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isEvalkitError } from "../../src/errors.js";
-import { parseArtifactId, resolveArtifactDir } from "../../src/output/artifact-ids.js";
+import { generateArtifactId, parseArtifactId, resolveArtifactDir } from "../../src/output/artifact-ids.js";
 import { createArtifactStore, listArtifacts, readArtifact } from "../../src/output/artifact-store.js";
 
 let dir: string;
@@ -59,6 +59,14 @@ describe("artifact ids", () => {
       const details = await expectError(readArtifact(bad, { dir }), "INVALID_INPUT");
       expect(details["field"]).toBe("id");
     }
+  });
+
+  it("never starts an id with '-', which a command line would read as an option", () => {
+    // With the whole base64url alphabet about one id in 64 started with '-'; 4,000 ids would show it.
+    const ids = Array.from({ length: 4000 }, generateArtifactId);
+    expect(ids.filter((id) => id.startsWith("-"))).toEqual([]);
+    expect(ids.every((id) => /^[A-Za-z0-9_][A-Za-z0-9_-]{11}$/.test(id))).toBe(true);
+    expect(new Set(ids.map((id) => id[0])).size).toBeGreaterThan(40);
   });
 
   it("lives under $EVALKIT_HOME/artifacts, defaulting to ~/.evalkit", () => {

@@ -1,8 +1,8 @@
 // The JS kernel's spawn argv, built in one place so a sandbox or launcher prefix wraps it the same way everywhere.
-import { fileURLToPath } from "node:url";
+import { packagePath } from "../../runtime/package-root.js";
 
-/** The runner's entry, both from src/ (tests) and dist/ (installed): `<package>/runner-js/main.cjs`. */
-export const JS_RUNNER_MAIN = fileURLToPath(new URL("../../../runner-js/main.cjs", import.meta.url));
+/** The runner's entry, both from src/ (tests) and the dist/ bundle (installed): `<package>/runner-js/main.cjs`. */
+export const JS_RUNNER_MAIN = packagePath("runner-js", "main.cjs");
 
 export interface JsCommandOptions {
   /** Node executable. */

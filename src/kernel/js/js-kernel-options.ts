@@ -1,7 +1,8 @@
 // JsKernel's constructor options, their validation and defaults.
 import { totalmem } from "node:os";
-import { z } from "zod";
+import * as z from "zod";
 import { EvalkitError } from "../../errors.js";
+import type { ResolvedSandbox } from "../../runtime/sandbox-types.js";
 
 /** Options for {@link JsKernel}. */
 export interface JsKernelOptions {
@@ -23,6 +24,8 @@ export interface JsKernelOptions {
   node?: string;
   /** Command prefix the kernel runs through; it must pass fd 3 on (`prlimit`, `nice`, `bwrap` do). */
   launcher?: string[];
+  /** Run the kernel in a bubblewrap sandbox (docs/sandbox.md); SANDBOX_UNAVAILABLE when none can be had. */
+  sandbox?: ResolvedSandbox;
 }
 
 const optionsSchema = z.object({
@@ -35,6 +38,7 @@ const optionsSchema = z.object({
   memoryMb: z.number().int().min(64).optional(),
   node: z.string().min(1).optional(),
   launcher: z.array(z.string()).optional(),
+  sandbox: z.object({ network: z.boolean(), writable: z.array(z.string()) }).optional(),
 });
 
 /** Returns the options unchanged, or throws INVALID_INPUT naming the offending field. */

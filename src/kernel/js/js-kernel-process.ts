@@ -9,7 +9,7 @@ import { climbKillLadder, reapKernelTree, waitForChildExit } from "../kill-ladde
 import { LineReader } from "../line-reader.js";
 import { watchMemory } from "../memory-watch.js";
 import { signalGroup } from "../process-group.js";
-import { KERNEL_TAG_NAME } from "../process-tree.js";
+import { hostPidInSandbox, KERNEL_TAG_NAME } from "../process-tree.js";
 import { buildJsKernelCommand } from "./js-command.js";
 import { type ChannelItem, OrderedChannels } from "./ordered-channels.js";
 
@@ -25,6 +25,8 @@ export interface JsProcessConfig {
   maxHeapMb: number;
   memoryMb: number;
   launcher?: string[];
+  /** The launcher is a bubblewrap sandbox: signals go to the sandbox's own process group (docs/sandbox.md). */
+  sandboxed?: boolean;
   /** Every frame and stream piece, in the order the runner wrote them. */
   onItem: (item: ChannelItem) => void;
   /** Once, after the process is gone and its last output was delivered. */
@@ -50,6 +52,7 @@ export class JsKernelProcess {
   private requested = false;
   private exited = false;
   private stopWatch: () => void = () => undefined;
+  private sandboxInit: number | undefined;
   private settleReady: ((info: JsReadyInfo) => void) | undefined;
 
   constructor(private readonly config: JsProcessConfig) {
@@ -106,7 +109,22 @@ export class JsKernelProcess {
 
   /** SIGINT to the group: ends a synchronous loop at the top of a cell, and the cell's children like Ctrl-C. */
   signalInterrupt(): void {
-    if (!this.exited && !this.config.launcher?.length) signalGroup(this.child, "SIGINT");
+    if (this.exited) return;
+    if (this.config.sandboxed) {
+      // SIGINT to bwrap would end the sandbox; the group of its init (pid 1 inside, which ignores it) holds
+      // the runner and what the cell started, like the group of an unsandboxed kernel.
+      const init = this.sandboxInit ?? hostPidInSandbox(this.tag, 1);
+      this.sandboxInit = init;
+      if (init !== undefined) {
+        try {
+          process.kill(-init, "SIGINT");
+        } catch {
+          // the sandbox is gone
+        }
+      }
+      return;
+    }
+    if (!this.config.launcher?.length) signalGroup(this.child, "SIGINT");
   }
 
   /** Keep the host alive for this process (while a cell runs) or not (idle). */
@@ -157,10 +175,14 @@ export class JsKernelProcess {
     }
     if (item.kind === "frame" && item.frame.type === "ready") {
       const info = item.frame as unknown as JsReadyInfo;
-      this.stopWatch = watchMemory(info.pid, this.config.memoryMb * 1024 * 1024, (rss) => {
-        this.oomCause = `out of memory: the kernel's resident memory reached ${Math.round(rss / 1048576)} MB, over its limit of ${this.config.memoryMb} MB`;
-        signalGroup(this.child, "SIGKILL");
-      });
+      // In a sandbox the runner reports its pid inside the PID namespace; /proc here needs the host's.
+      const watched = this.config.sandboxed ? hostPidInSandbox(this.tag, info.pid) : info.pid;
+      if (watched !== undefined) {
+        this.stopWatch = watchMemory(watched, this.config.memoryMb * 1024 * 1024, (rss) => {
+          this.oomCause = `out of memory: the kernel's resident memory reached ${Math.round(rss / 1048576)} MB, over its limit of ${this.config.memoryMb} MB`;
+          signalGroup(this.child, "SIGKILL");
+        });
+      }
       this.settleReady?.(info);
       return;
     }

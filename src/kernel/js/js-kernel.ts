@@ -3,10 +3,15 @@ import { statSync } from "node:fs";
 import path from "node:path";
 import type { KernelOutput } from "../../contracts/outputs.js";
 import { EvalkitError } from "../../errors.js";
+import { resolveEvalkitHome } from "../../runtime/python-candidates.js";
+import { buildSandboxArgv } from "../../runtime/sandbox-argv.js";
+import { requireSandbox } from "../../runtime/sandbox-probe.js";
+import type { ResolvedSandbox } from "../../runtime/sandbox-types.js";
 import { CellRecord } from "../cell-record.js";
 import type { ExecuteOptions, ExecuteOutcome, Kernel, KernelExit } from "../kernel.js";
 import { decodeRunnerFrame } from "../runner-frames.js";
 import { CellColumnMap } from "./cell-columns.js";
+import { JS_RUNNER_MAIN } from "./js-command.js";
 import { type JsKernelOptions, memoryLimits, validateOptions } from "./js-kernel-options.js";
 import { JsKernelProcess } from "./js-kernel-process.js";
 import { rewriteJsCell } from "./js-rewrite.js";
@@ -127,13 +132,15 @@ export class JsKernel implements Kernel {
 
   private async spawn(): Promise<void> {
     const { maxHeapMb, memoryMb } = memoryLimits(this.options);
+    const launcher = this.options.sandbox ? await this.sandboxPrefix() : this.options.launcher;
     const proc: JsKernelProcess = new JsKernelProcess({
       node: this.options.node ?? process.execPath,
       cwd: this.cwd,
       env: this.options.env ?? (process.env as Record<string, string>),
       maxHeapMb,
       memoryMb,
-      ...(this.options.launcher?.length ? { launcher: this.options.launcher } : {}),
+      ...(launcher?.length ? { launcher } : {}),
+      ...(this.options.sandbox ? { sandboxed: true } : {}),
       onItem: (item) => this.onItem(item),
       onExit: (exit) => this.onProcessExit(proc, exit),
     });
@@ -160,6 +167,20 @@ export class JsKernel implements Kernel {
       clearTimeout(timer);
     }
     proc.setRef(false);
+  }
+
+  /** bwrap around node: the node installation and evalkit's runner-js/ read-only, the cwd writable. */
+  private async sandboxPrefix(): Promise<string[]> {
+    const env = this.options.env ?? process.env;
+    return buildSandboxArgv({
+      bwrap: await requireSandbox(),
+      sandbox: this.options.sandbox as ResolvedSandbox,
+      cwd: this.cwd,
+      executables: [this.options.node ?? process.execPath],
+      home: env.HOME,
+      evalkitHome: resolveEvalkitHome(env),
+      readOnly: [path.dirname(JS_RUNNER_MAIN)],
+    });
   }
 
   private async runCell(code: string, options: ExecuteOptions): Promise<ExecuteOutcome> {
@@ -271,7 +292,8 @@ export class JsKernel implements Kernel {
         const cell = this.running;
         if (!cell || cell.record.id !== frame.id) return;
         this.running = undefined;
-        cell.resolve(cell.record.outcome(frame.status, frame.cancelled, cell.executionCount));
+        const outcome = cell.record.outcome(frame.status, frame.cancelled, cell.executionCount);
+        cell.resolve(frame.usage ? { ...outcome, usage: frame.usage } : outcome);
         return;
       }
     }

@@ -1,7 +1,16 @@
 // Rewrites a JS cell so top-level declarations land on the context's global (REPL-style) and top-level await works.
 
+import { createRequire } from "node:module";
 import type { Node as AcornNode, Options as AcornOptions, Program } from "acorn";
-import { parse } from "acorn";
+
+// acorn (~200 KB of parser) loads with the first JS cell, not with the package: most processes that import
+// evalkit never run one. Its CommonJS build is one file, so a synchronous require costs one read.
+const requireLazily = createRequire(import.meta.url);
+let acornParse: typeof import("acorn").parse | undefined;
+function parse(source: string, options: AcornOptions): Program {
+  acornParse ??= (requireLazily("acorn") as typeof import("acorn")).parse;
+  return acornParse(source, options);
+}
 
 /** A cell ready to run as a classic script in the kernel's vm context. */
 export interface RewrittenCell {

@@ -1,0 +1,50 @@
+// The sandbox and limit flags shared by exec, repl and mcp: what each asks for, and bad values named.
+import { describe, expect, it } from "vitest";
+import { parseCommandArgs, UsageError } from "../../src/cli/args.js";
+import { parseReplArgs, replSandbox } from "../../src/cli/repl-args.js";
+import { readSandboxArgs, SANDBOX_OPTIONS } from "../../src/cli/sandbox-args.js";
+import { isEvalkitError } from "../../src/errors.js";
+
+const read = (argv: string[]) => readSandboxArgs(parseCommandArgs(argv, SANDBOX_OPTIONS).values);
+
+describe("sandbox flags", () => {
+  it("ask for nothing when none is given", () => {
+    expect(read([])).toEqual({});
+  });
+
+  it("turn the sandbox on, widen it, and set limits", () => {
+    expect(read(["--sandbox"])).toEqual({ sandbox: true });
+    expect(read(["--sandbox-network", "--sandbox-write", "/a", "--sandbox-write", "/b"])).toEqual({
+      sandbox: { network: true, writable: ["/a", "/b"] },
+    });
+    expect(read(["--memory-mb", "512", "--cpu-seconds", "60", "--max-processes", "32"])).toEqual({
+      limits: { memoryMb: 512, cpuSeconds: 60, processes: 32 },
+    });
+  });
+
+  it("reject a limit that is not a positive integer, naming the flag", () => {
+    expect(() => read(["--memory-mb", "lots"])).toThrow(UsageError);
+    expect(() => read(["--memory-mb", "lots"])).toThrow("--memory-mb");
+    expect(() => read(["--cpu-seconds", "0"])).toThrow("--cpu-seconds: expected a positive integer");
+  });
+
+  it("reach the REPL, where EVALKIT_SANDBOX=1 also turns the sandbox on and a launcher is refused", () => {
+    const args = parseReplArgs(["--sandbox-network", "--memory-mb", "300"]);
+    expect(replSandbox(args, "/tmp", {})).toEqual({
+      sandbox: { network: true, writable: [] },
+      limits: { memoryMb: 300 },
+    });
+    expect(replSandbox(parseReplArgs([]), "/tmp", { EVALKIT_SANDBOX: "1" })).toEqual({
+      sandbox: { network: false, writable: [] },
+    });
+    const refused = (() => {
+      try {
+        return replSandbox(parseReplArgs(["--sandbox", "--launcher", "ssh host"]), "/tmp", {});
+      } catch (err) {
+        return err;
+      }
+    })();
+    expect(isEvalkitError(refused, "INVALID_INPUT")).toBe(true);
+    expect(() => parseReplArgs(["--max-processes", "-1"])).toThrow("--max-processes");
+  });
+});
