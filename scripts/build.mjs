@@ -46,7 +46,8 @@ await build({
   minifySyntax: true,
   sourcemap: true,
   // Loaded with createRequire when first needed (HTML → markdown), from node_modules as installed.
-  external: ["turndown", "turndown-plugin-gfm"],
+  // Peer dependencies (the AI SDK, the OpenAI Agents SDK) are the user's own copies, never bundled.
+  external: ["turndown", "turndown-plugin-gfm", ...Object.keys(pkg.peerDependencies ?? {})],
   logLevel: "warning",
 });
 

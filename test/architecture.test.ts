@@ -10,6 +10,7 @@ const SRC = resolve(import.meta.dirname, "../src");
 const RANK: Record<string, number> = {
   cli: 9,
   mcp: 8,
+  integrations: 8,
   tool: 7,
   session: 6,
   kernel: 5,

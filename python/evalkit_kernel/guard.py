@@ -2,8 +2,9 @@
 
 The runner notices its host's death through EOF on stdin or a changed parent, but both checks are Python
 threads: they need the GIL, so a cell stuck in C code that holds it (a catastrophic regex, a huge sort) would
-keep the kernel alive forever. The guard is a fork of the runner taken at start-up, before any thread exists:
-its own interpreter, blocked in poll() on a duplicate of the protocol's write end. When the host's end closes
+keep the kernel alive forever. The guard is a small interpreter the runner starts at start-up (posix_spawn of
+this module's code; a fork where that is missing, before any thread exists), blocked in poll() on a duplicate
+of the protocol's write end. When the host's end closes
 (POLLERR/POLLHUP: the host exited or was killed), the guard kills the runner's descendants (found through
 /proc while the runner still lives, so double-forked daemons the runner adopted as subreaper are among them),
 the groups they lead, processes carrying the kernel's tag, then the runner's own process group.
@@ -17,6 +18,7 @@ the GIL), before it can take its children along; they would be left behind, adop
 """
 
 import os
+import sys
 import _signal as signal  # `signal` imports enum (~2 ms of start-up) to wrap these in enums
 
 from . import process_tree
@@ -49,24 +51,82 @@ def start(protocol_fd):
         return
     runner = os.getpid()
     alive_r, alive_w = os.pipe()  # the runner holds the write end; EOF tells the guard the runner is gone
-    try:
-        pid = os.fork()
-    except OSError:
-        os.close(alive_r)
-        os.close(alive_w)
-        return
-    if pid == 0:
+    pid = _spawn(runner, protocol_fd, alive_r)
+    if pid is None:
         try:
+            pid = os.fork()
+        except OSError:
+            os.close(alive_r)
             os.close(alive_w)
-            _serve(runner, protocol_fd, alive_r)
-        finally:
-            os._exit(0)
+            return
+        if pid == 0:
+            try:
+                os.close(alive_w)
+                _serve(runner, protocol_fd, alive_r)
+            finally:
+                os._exit(0)
     os.close(alive_r)
     guard_pid = pid
     _keep_open.append(alive_w)
 
 
 _keep_open = []  # the runner's end of the guard's pipe: closed by the OS when the runner ends
+
+
+def _spawn(runner, protocol_fd, alive_r):
+    """Start the guard as a fresh interpreter running this module's code; its pid, or None to fork instead.
+
+    posix_spawn (vfork underneath) shares no memory with the runner: after a fork, every page the runner
+    touched next (reference counts touch most of them) was a copy-on-write fault, ~30 ms of the kernel's
+    start-up on a small virtual machine. The guard's program is process_tree's and this module's source,
+    as loaded into the runner; the descriptors it watches are passed at fixed numbers above both.
+    """
+    spawn = getattr(os, "posix_spawn", None)
+    executable = sys.executable
+    if spawn is None or not executable:
+        return None
+    try:
+        parts = []
+        for module in (process_tree, sys.modules[__name__]):
+            source = module.__loader__.get_source(module.__name__)
+            parts.append(source.replace("from . import process_tree\n", ""))
+    except Exception:
+        return None
+    program = "%s\nimport sys\nprocess_tree = sys.modules[__name__]\n%s\n_spawned_main()\n" % tuple(parts)
+    data = program.encode("utf-8")
+    if len(data) > 60000:  # must fit the pipe: nobody reads it before the spawn
+        return None
+    program_r, program_w = os.pipe()  # the program travels over stdin, so `ps` shows a short command line
+    try:
+        os.write(program_w, data)
+    finally:
+        os.close(program_w)
+    watch = max(protocol_fd, alive_r, program_r) + 1
+    alive = watch + 1
+    actions = [
+        (os.POSIX_SPAWN_DUP2, program_r, 0),
+        (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_RDWR, 0),
+        (os.POSIX_SPAWN_DUP2, 1, 2),
+        (os.POSIX_SPAWN_DUP2, protocol_fd, watch),
+        (os.POSIX_SPAWN_DUP2, alive_r, alive),
+    ]
+    boot = "import sys; exec(compile(sys.stdin.read(), '<evalkit guard>', 'exec'))"
+    argv = [executable, "-I", "-S", "-c", boot, str(runner), str(watch), str(alive)]
+    try:
+        return spawn(executable, argv, os.environ, file_actions=actions)
+    except Exception:
+        return None
+    finally:
+        os.close(program_r)
+
+
+def _spawned_main():
+    """The spawned guard's entry: argv holds the runner's pid and the two descriptors to watch."""
+    runner, watch, alive_r = (int(arg) for arg in sys.argv[1:4])
+    try:
+        _serve(runner, watch, alive_r)
+    finally:
+        os._exit(0)
 
 
 def _serve(runner, protocol_fd, alive_r):

@@ -300,7 +300,8 @@ def _exit_now(code, graceful):
             pass
     state.kill_child_groups()
     try:
-        process_tree.kill_descendants(spare=guard.guard_pid)  # before our group goes: children in own sessions too
+        # Before our group goes: children in their own sessions too (as subreaper, our tree holds them all).
+        process_tree.kill_descendants(spare=guard.guard_pid, is_subreaper=reaper.is_subreaper)
     except BaseException:
         pass
     if hasattr(os, "getpgrp") and os.getpgrp() == os.getpid():

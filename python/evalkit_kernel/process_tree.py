@@ -47,6 +47,53 @@ def find_descendants(root):
     return pids, found_groups
 
 
+def _group_of(pid):
+    with open("/proc/%d/stat" % pid, "rb") as handle:
+        stat = handle.read()
+    return int(stat[stat.rfind(b")") + 2:].split()[2])
+
+
+def find_tree(root):
+    """find_descendants through /proc/<pid>/task/*/children: reads only the tree, not every process.
+
+    Exact for a child subreaper (orphans come back to it, so every descendant is in its tree); None when the
+    kernel has no children files (CONFIG_PROC_CHILDREN), so the caller scans /proc instead.
+    """
+    pids = []
+    todo = [root]
+    while todo:
+        pid = todo.pop()
+        try:
+            tasks = os.listdir("/proc/%d/task" % pid)
+        except OSError:
+            if pid == root:
+                return None
+            continue  # gone meanwhile
+        for task in tasks:
+            try:
+                with open("/proc/%d/task/%s/children" % (pid, task), "rb") as handle:
+                    found = [int(child) for child in handle.read().split()]
+            except (OSError, ValueError):
+                if pid == root:
+                    return None
+                continue
+            pids.extend(found)
+            todo.extend(found)
+    try:
+        own_group = _group_of(root)
+    except (OSError, ValueError, IndexError):
+        return None
+    groups = []
+    for pid in pids:
+        try:
+            group = _group_of(pid)
+        except (OSError, ValueError, IndexError):
+            continue
+        if group != own_group and group not in groups:
+            groups.append(group)
+    return pids, groups
+
+
 TAG_NAME = "EVALKIT_KERNEL_TAG"
 # Read at start-up: a cell that deletes the variable still leaves it in the children it started before.
 _tag = os.environ.get(TAG_NAME, "")
@@ -75,15 +122,23 @@ def find_tagged(tag):
     return found
 
 
-def kill_descendants(root=None, spare=None):
+def kill_descendants(root=None, spare=None, is_subreaper=False):
     """SIGKILL every descendant of root (default: this process), the groups they lead, and tagged strays.
 
     spare: a pid left alive (the guard, which may be cleaning up at the same time and ends with the runner).
+    is_subreaper: root is a child subreaper, so its tree already holds every process it started (orphans
+    included): walk that tree alone instead of scanning every process's stat and environment (two reads per
+    process of the machine, on every kernel's exit). The host still scans for the tag after the exit.
     """
     if not hasattr(os, "killpg"):
         return
-    pids, groups = find_descendants(os.getpid() if root is None else root)
-    pids.extend(pid for pid in find_tagged(_tag) if pid not in pids)
+    root = os.getpid() if root is None else root
+    tree = find_tree(root) if is_subreaper else None
+    if tree is not None:
+        pids, groups = tree
+    else:
+        pids, groups = find_descendants(root)
+        pids.extend(pid for pid in find_tagged(_tag) if pid not in pids)
     if spare in pids:
         pids.remove(spare)
     for group in groups:
