@@ -57,10 +57,15 @@ def _display_one(obj, raw, include, exclude, metadata, display_id, update):
             raise TypeError("display(raw=True) takes {mime: value} dicts, not %s" % (type(obj).__name__,))
         data, own = obj, {}
     else:
+        if display_format.displays_itself(obj):
+            return  # _ipython_display_ published what it wanted; IPython adds nothing
         formatted = format_object(obj, include=include, exclude=exclude)
         if formatted is None:
             return
         data, own = formatted
+        if type(obj) in (dict, list) and "application/json" not in data:
+            if display_format._is_wanted("application/json", include and set(include), exclude and set(exclude)):
+                data["application/json"] = display_format.to_jsonable(obj)  # the seed's rule: data stays data
         display_format.note_displayed(obj)
     _publish(data, _merge_metadata(own, metadata), display_id=display_id, update=update)
 

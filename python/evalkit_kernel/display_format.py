@@ -1,4 +1,7 @@
-"""Turns any object into an IPython-style MIME bundle: library types first, then _repr_*_ methods, then repr()."""
+"""Turns any object into an IPython-style MIME bundle: library types first, then _repr_*_ methods, then text/plain.
+
+text/plain comes from the pretty printer (display_pretty), as in IPython.
+"""
 
 import binascii
 import sys
@@ -28,11 +31,15 @@ _MAX_JSON_DEPTH = 64
 _LIBRARY_KINDS = {
     ("pandas.core.frame", "DataFrame"): "dataframe",
     ("pandas.core.series", "Series"): "series",
+    ("pandas", "DataFrame"): "dataframe",  # pandas 3 sets __module__ to the package
+    ("pandas", "Series"): "series",
+    ("polars.dataframe.frame", "DataFrame"): "polars_frame",
+    ("polars.series.series", "Series"): "polars_series",
     ("PIL.Image", "Image"): "pil",
     ("matplotlib.figure", "Figure"): "figure",
     ("plotly.basedatatypes", "BaseFigure"): "plotly",
 }
-_LIBRARY_ROOTS = ("pandas", "PIL", "matplotlib", "plotly")
+_LIBRARY_ROOTS = ("pandas", "PIL", "matplotlib", "plotly", "polars")
 
 # Figures displayed during the running cell: id -> weakref. The end-of-cell flush skips them unless redrawn.
 _shown_figures = {}
@@ -176,6 +183,8 @@ def _get_method(obj, name):
         return None
     try:
         method = getattr(obj, name, None)
+        if callable(method) and callable(getattr(obj, "_ipython_canary_method_should_not_exist_", None)):
+            return None  # a proxy that claims every attribute (IPython distrusts these the same way)
     except Exception:
         return None
     return method if callable(method) else None
@@ -249,23 +258,92 @@ def format_object(obj, include=None, exclude=None):
     else:
         _from_mimebundle(obj, include, exclude, data, metadata)
         _from_repr_methods(obj, include, exclude, data, metadata)
+    formatters = active_formatters()
+    if formatters is not None:
+        _apply_registered(formatters, obj, include, exclude, data)
     if "text/plain" not in data and _is_wanted("text/plain", include, exclude):
-        data["text/plain"] = safe_repr(obj)
+        text = plain_text(obj)
+        if text is not None:
+            data["text/plain"] = text
     if not data:
         return None
     return data, metadata
 
 
-# Exact built-in types have no _repr_*_ methods and are no library object: repr() is the whole answer.
-_PLAIN_TYPES = frozenset((int, float, complex, bool, str, bytes, type(None), list, tuple, dict, set, frozenset))
+def active_formatters():
+    """get_ipython().display_formatter once a cell has asked for it, else None (no import either way)."""
+    module = sys.modules.get(__name__.rpartition(".")[0] + ".display_formatters")
+    return module.active() if module is not None else None
+
+
+def _apply_registered(formatters, obj, include, exclude, data):
+    # Printers registered with for_type/for_type_by_name win over the object's own reprs; a disabled
+    # formatter drops its MIME type, as in IPython.
+    for mime, formatter in formatters.formatters.items():
+        if not formatter.enabled:
+            data.pop(mime, None)
+            continue
+        if mime == "text/plain" or not _is_wanted(mime, include, exclude):
+            continue
+        printer = formatter.registered(obj)
+        if printer is None:
+            continue
+        try:
+            value = printer(obj)
+        except Exception as exc:
+            warn("the %s printer for %s raised %s: %s" % (mime, _type_name(obj), type(exc).__name__, exc))
+            continue
+        if value is not None:
+            data[mime] = normalize_value(mime, value)
+    text = formatters.formatters.get("text/plain")
+    if text is not None and text.enabled and _is_wanted("text/plain", include, exclude) and text.registered(obj):
+        data.pop("text/plain", None)  # recomputed below with the registered printer
+
+
+def plain_text(obj):
+    """IPython's text/plain for obj: the pretty printer (79 columns, sorted sets), repr() when that fails."""
+    formatters = active_formatters()
+    try:
+        if formatters is not None:
+            text = formatters.formatters.get("text/plain")
+            return text(obj) if text is not None else None
+        from .display_pretty import pretty
+
+        return pretty(obj)
+    except Exception as exc:
+        fallback = safe_repr(obj)
+        warn("pretty-printing %s raised %s: %s; showing its repr" % (_type_name(obj), type(exc).__name__, exc))
+        return fallback
+
+
+def displays_itself(obj):
+    """Call obj._ipython_display_() (or a printer registered for it): True when it showed itself."""
+    formatters = active_formatters()
+    try:
+        if formatters is not None:
+            return bool(formatters.ipython_display_formatter(obj))
+        method = _get_method(obj, "_ipython_display_")
+        if method is None:
+            return False
+        method()
+        return True
+    except Exception as exc:
+        warn("%s._ipython_display_() raised %s: %s" % (_type_name(obj), type(exc).__name__, exc))
+        return False
+
+
+# Exact built-in scalars have no _repr_*_ methods and are no library object: repr() is the whole answer.
+_SCALAR_TYPES = frozenset((int, float, complex, bool, str, bytes, type(None)))
 
 
 def format_result(value):
-    """The runner's result formatter: the same dispatch as display(), never empty."""
-    if type(value) in _PLAIN_TYPES:
+    """The runner's result formatter: the same dispatch as display(); None when the value showed itself."""
+    if type(value) in _SCALAR_TYPES and active_formatters() is None:
         return {"text/plain": safe_repr(value)}, {}
+    if displays_itself(value):
+        return None
     formatted = format_object(value)
     if formatted is None:
-        return {"text/plain": safe_repr(value)}, {}
+        return None
     note_displayed(value)
     return formatted

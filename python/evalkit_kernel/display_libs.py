@@ -1,4 +1,4 @@
-"""Bundles for library types (pandas, PIL, matplotlib, plotly); loaded only once such an object is shown."""
+"""Bundles for library types (pandas, polars, PIL, matplotlib, plotly); loaded only once such an object is shown."""
 
 import io
 import json
@@ -66,6 +66,28 @@ def _series_bundle(series):
     return _pandas_bundle(series, series.to_frame(), "\n\n%sdtype: %s" % (name, series.dtype))
 
 
+def _polars_bundle(obj, shape, footer):
+    from . import display_tables
+
+    data = {}
+    html = obj._repr_html_()
+    if html:
+        data["text/html"] = html
+        table = display_tables.html_table_to_markdown(html)
+        if table:
+            # The header row already names each column's dtype ("a / i64"), as polars' own table does.
+            data["text/markdown"] = "%s\n\nshape: %s%s" % (table, shape, footer)
+    return data, {}
+
+
+def _polars_frame_bundle(df):
+    return _polars_bundle(df, "(%d, %d)" % df.shape, "")
+
+
+def _polars_series_bundle(series):
+    return _polars_bundle(series, "(%d,)" % len(series), ", name: %s, dtype: %s" % (series.name, series.dtype))
+
+
 def _plotly_bundle(fig):
     spec = json.loads(fig.to_json())
     data = {PLOTLY_MIME: spec}
@@ -112,6 +134,8 @@ def _plotly_summary(spec, why):
 _FORMATTERS = {
     "dataframe": _dataframe_bundle,
     "series": _series_bundle,
+    "polars_frame": _polars_frame_bundle,
+    "polars_series": _polars_series_bundle,
     "pil": _pil_bundle,
     "figure": figure_bundle,
     "plotly": _plotly_bundle,

@@ -13,7 +13,7 @@ def _read(filename, binary):
 
 
 class DisplayObject(object):
-    """Holds data (or the contents of filename); the text/plain repr is a plain `<Name object>`."""
+    """Holds data (or the contents of filename); the text/plain repr is IPython's `<IPython.core.display.Name object>`."""
 
     _binary = False
 
@@ -28,7 +28,8 @@ class DisplayObject(object):
         self.metadata = dict(metadata) if metadata else {}
 
     def __repr__(self):
-        return "<%s object>" % (type(self).__name__,)
+        # IPython's own text/plain for these objects, which notebooks store; the model skips it for the rich part.
+        return "<IPython.core.display.%s object>" % (type(self).__name__,)
 
     def _text(self):
         if isinstance(self.data, bytes):

@@ -119,6 +119,9 @@ class Executor(object):
 
 
 def _record_input(ns, count, code):
+    # As IPython's history manager: In[n] and _i<n> are this cell (without trailing newlines), while _i,
+    # _ii and _iii are the three cells before it.
+    code = code.rstrip("\n")
     history = ns.get("In")
     if isinstance(history, list):
         while len(history) < count:
@@ -126,8 +129,12 @@ def _record_input(ns, count, code):
         history.append(code)
     ns["_iii"] = ns.get("_ii", "")
     ns["_ii"] = ns.get("_i", "")
-    ns["_i"] = code
+    ns["_i"] = _last_input[0]
+    _last_input[0] = code
     ns["_i%d" % count] = code
+
+
+_last_input = [""]  # IPython's _i00: the input before the running cell's
 
 
 def _register_source(filename, original, source):

@@ -199,7 +199,7 @@ class DisplayTest(Recorder):
         self.assertEqual(self.frames[3]["metadata"], {"image/png": {"width": 10}})
         self.assertEqual(bundles[4]["image/svg+xml"], "<svg/>")
         self.assertEqual(bundles[5]["text/latex"], "$y$")
-        self.assertEqual(bundles[0]["text/plain"], "<HTML object>")
+        self.assertEqual(bundles[0]["text/plain"], "<IPython.core.display.HTML object>")
 
     def test_image_reads_a_file_and_guesses_jpeg(self):
         folder = tempfile.mkdtemp()

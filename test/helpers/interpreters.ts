@@ -39,3 +39,12 @@ export function findSupportedInterpreters(): Map<string, string> {
   }
   return found;
 }
+
+/** The "current" library leg (numpy 2, pandas 3, IPython 9, polars, Pillow 12 in a venv that .ci/run makes):
+ * EVALKIT_TEST_PYTHON_CURRENT, else the repository's .venv-current, else undefined. */
+export function findCurrentLegPython(): string | undefined {
+  const explicit = process.env.EVALKIT_TEST_PYTHON_CURRENT;
+  if (explicit) return explicit;
+  const local = join(process.cwd(), ".venv-current", "bin", "python");
+  return existsSync(local) ? local : undefined;
+}

@@ -168,7 +168,10 @@ update_display(Markdown("**100%**"), display_id=h.display_id)
       );
       expect(outcome.status).toBe("ok");
       expect(rich(outcome.outputs)).toEqual([
-        { type: "display", data: { "text/html": "<b>x</b>", "text/plain": "<HTML object>" } },
+        {
+          type: "display",
+          data: { "text/html": "<b>x</b>", "text/plain": "<IPython.core.display.HTML object>" },
+        },
       ]);
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -30,8 +30,9 @@ describe("shell escapes in a real Python kernel", () => {
       kernel,
       "(type(lines).__name__, lines.n, lines.s, lines.l, lines.grep('b|c'), lines.fields(1), lines.returncode, _exit_code)",
     );
+    // Wider than 79 columns, so IPython's pretty printer puts one item per line.
     expect(run.result).toBe(
-      "('SList', 'a 1\\nb 2\\nc 3', 'a 1 b 2 c 3', ['a 1', 'b 2', 'c 3'], ['b 2', 'c 3'], ['1', '2', '3'], 3, 3)",
+      "('SList',\n 'a 1\\nb 2\\nc 3',\n 'a 1 b 2 c 3',\n ['a 1', 'b 2', 'c 3'],\n ['b 2', 'c 3'],\n ['1', '2', '3'],\n 3,\n 3)",
     );
   });
 

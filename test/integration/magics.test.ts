@@ -47,11 +47,13 @@ describe("line magics in a real Python kernel", () => {
     );
   });
 
-  it("%ls returns a sorted listing of a path", async () => {
+  it("%ls runs IPython's `ls -F` alias and prints the listing", async () => {
     const kernel = await startKernel();
     const dir = scratchDir();
     for (const name of ["b.txt", "a.txt", "c.txt"]) writeFileSync(join(dir, name), "");
-    expect((await runOk(kernel, `%ls ${dir}`)).result).toBe("['a.txt', 'b.txt', 'c.txt']");
+    const run = await runOk(kernel, `%ls ${dir}`);
+    expect(run.stdout).toBe("a.txt\nb.txt\nc.txt\n");
+    expect(run.results).toEqual([]);
   });
 
   it("%env lists, reads and sets variables and %set_env sets one", async () => {

@@ -9,11 +9,28 @@ SHELL_NAME = "__evalkit_shell__"
 
 
 def transform_source(source):
+    if source[:1] in _CLEANUP_STARTS or ">>>" in source or "In [" in source or "...:" in source:
+        from .cleanup import clean
+
+        source = clean(source)
     if "%" not in source and "!" not in source and "?" not in source:
-        return source  # every magic needs one of these; plain cells skip the scanner and its import
+        if "\n" in source.strip() or not source.strip()[:1].isalpha():
+            return source  # plain cells skip the scanner and its import
+        from .cleanup import apply_automagic
+
+        return apply_automagic(source)  # `ls`, `pwd`, `cd dir`: a one-line cell may be a magic
     from .transform import transform
 
-    return transform(source)
+    transformed = transform(source)
+    if transformed is source and "\n" not in source.strip():
+        from .cleanup import apply_automagic
+
+        return apply_automagic(source)
+    return transformed
+
+
+# A cell that starts like this may hold pasted prompts or a common indentation (IPython strips both).
+_CLEANUP_STARTS = (" ", "\t", "\n", "\r")
 
 
 class _LazyHelper(object):
@@ -60,6 +77,13 @@ class _IPythonShim(object):
         self.system = shell.system
         self.getoutput = shell.getoutput
         self.user_ns = namespace
+
+    @property
+    def display_formatter(self):
+        """IPython's DisplayFormatter: .formatters[mime].for_type(...), .enabled, .ipython_display_formatter."""
+        from .. import display_formatters
+
+        return display_formatters.get()
 
     def __repr__(self):
         return "<evalkit shell (get_ipython() for code written for IPython)>"

@@ -99,10 +99,35 @@ def cell_script(ctx):
     options = _parse_script_options(ctx.args)
     if not options["program"]:
         raise UsageError("usage: %%script PROGRAM")
-    program = options["program"]
+    _run_program(ctx, options, options["program"])
+
+
+def _run_program(ctx, options, program):
     if program in ("python", "python3"):
-        program = sys.executable
-    _store_and_check(ctx, options, program, *run_script(program, ctx.body, options))
+        program = sys.executable  # the kernel's own interpreter, with the packages this session sees
+    try:
+        result = run_script(program, ctx.body, options)
+    except OSError:
+        print("Couldn't find program: %r" % program)  # IPython's words; the cell still succeeds
+        return
+    _store_and_check(ctx, options, program, *result)
+
+
+def _interpreter_magic(name):
+    def run(ctx):
+        options = _parse_script_options(ctx.args)
+        if options["program"] is not None:
+            raise UsageError("%%%%%s takes no program argument (use %%%%script PROGRAM)" % name)
+        _run_program(ctx, options, name)
+
+    run.__doc__ = "%%%%%s [--out NAME] [--no-raise-error]: run the body with %s (like %%%%script %s)." % (
+        name, name, name)
+    cell_magic(name, summary="run the cell with %s" % name)(run)
+
+
+# IPython's script magics named after their interpreter (%%bash and %%sh are above).
+for _interpreter in ("perl", "ruby", "python", "python2", "python3", "pypy"):
+    _interpreter_magic(_interpreter)
 
 
 @cell_magic("capture", summary="capture the cell's output into a variable: %%capture [name]")
@@ -150,6 +175,7 @@ def cell_capture(ctx):
             ctx.globals[names[0]] = captured
 
 
+@cell_magic("file", summary="same as %%writefile")
 @cell_magic("writefile", summary="write the cell to a file: %%writefile [-a] PATH")
 def cell_writefile(ctx):
     """%%writefile [-a] PATH: write (or with -a append) the body to PATH; a final newline is ensured."""
@@ -175,22 +201,20 @@ def cell_writefile(ctx):
         handle.write(body)
 
 
-def _display_magic(name, mime, summary, with_text=True):
+def _display_magic(name, mime, cls, summary):
     def show(ctx):
         from .. import state
 
-        bundle = {mime: ctx.body}
-        if with_text:
-            bundle["text/plain"] = ctx.body
-        state.emit_display(bundle)
+        # IPython displays an HTML/Markdown/... object: its text/plain is the object's repr, not the body.
+        state.emit_display({mime: ctx.body, "text/plain": "<IPython.core.display.%s object>" % cls})
 
     show.__doc__ = "%%%%%s: display the body as %s." % (name, mime)
     cell_magic(name, summary=summary)(show)
 
 
-_display_magic("html", "text/html", "display the cell as HTML", with_text=False)
-_display_magic("markdown", "text/markdown", "display the cell as Markdown")
-_display_magic("latex", "text/latex", "display the cell as LaTeX")
-_display_magic("svg", "image/svg+xml", "display the cell as SVG", with_text=False)
-_display_magic("javascript", "application/javascript", "show the cell as JavaScript (not run)")
-_display_magic("js", "application/javascript", "same as %%javascript")
+_display_magic("html", "text/html", "HTML", "display the cell as HTML")
+_display_magic("markdown", "text/markdown", "Markdown", "display the cell as Markdown")
+_display_magic("latex", "text/latex", "Latex", "display the cell as LaTeX")
+_display_magic("svg", "image/svg+xml", "SVG", "display the cell as SVG")
+_display_magic("javascript", "application/javascript", "Javascript", "show the cell as JavaScript (not run)")
+_display_magic("js", "application/javascript", "Javascript", "same as %%javascript")

@@ -82,3 +82,21 @@ def describe(target, g, l, detail=1):
 
 def print_info(target, g, l, detail=1):
     print(describe(target, g, l, detail))
+
+
+def search(pattern, g, l, ignore_case=False):
+    """Sorted names matching a wildcard pattern, as %psearch: `*int*`, `np.*sum*` (attributes of np)."""
+    import builtins
+    import fnmatch
+
+    owner, _, leaf = pattern.rpartition(".")
+    if owner:
+        names = dir(_resolve(owner, g, l))
+        prefix = owner + "."
+    else:
+        names = set(l) | set(g) | set(dir(builtins))
+        prefix = ""
+    matcher = fnmatch.fnmatch if ignore_case else fnmatch.fnmatchcase
+    show_private = leaf.startswith("_")
+    return sorted(prefix + name for name in names
+                  if matcher(name, leaf) and (show_private or not name.startswith("_")))

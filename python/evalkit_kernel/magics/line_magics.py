@@ -59,22 +59,6 @@ def magic_pwd(ctx):
     return os.getcwd()
 
 
-@line_magic("ls", summary="sorted directory listing (a list); with flags, runs the ls command")
-def magic_ls(ctx):
-    """%ls [PATH]: sorted names in PATH (default: the working directory). `%ls -la` runs `ls -la`."""
-    args = ctx.args.strip()
-    if args.startswith("-"):
-        run_streaming(shell_argv("ls " + args))
-        return None
-    words = split_args(args)
-    path = os.path.expanduser(words[0]) if words else "."
-    if not os.path.isdir(path):
-        if os.path.exists(path):
-            return [path]
-        raise UsageError("%%ls: no such directory: %s" % path)
-    return sorted(os.listdir(path))
-
-
 @line_magic("env", summary="list, read or set environment variables")
 def magic_env(ctx):
     """%env (all, a dict) | %env KEY (its value) | %env KEY=VALUE or %env KEY VALUE (set it)."""
@@ -229,21 +213,29 @@ def magic_run(ctx):
     return None
 
 
-def _alias(command, summary):
+def _alias(name, command, summary):
     def run(ctx):
-        run_streaming(shell_argv((command + " " + ctx.args).strip()))
+        # IPython's alias syntax: %l is replaced by the arguments, which otherwise go at the end.
+        line = command.replace("%l", ctx.args) if "%l" in command else (command + " " + ctx.args).strip()
+        run_streaming(shell_argv(line))
 
-    run.__doc__ = "%%%s ARGS: runs `%s ARGS` in the shell." % (command.split()[0], command)
-    line_magic(command.split()[0] if command != "ls -F -l" else "ll", summary=summary)(run)
+    run.__doc__ = "%%%s ARGS: runs `%s` in the shell (one of IPython's default aliases)." % (name, command)
+    line_magic(name, summary=summary)(run)
 
 
-for _command, _summary in (
-    ("cat", "print files (shell cat)"),
-    ("cp", "copy files (shell cp)"),
-    ("mv", "move files (shell mv)"),
-    ("rm", "remove files (shell rm)"),
-    ("mkdir", "make directories (shell mkdir)"),
-    ("rmdir", "remove empty directories (shell rmdir)"),
-    ("ls -F -l", "long listing (shell ls -F -l)"),
+# IPython's default shell aliases on POSIX (without --color: the output is read, not looked at in a terminal).
+for _name, _command, _summary in (
+    ("ls", "ls -F", "list files (shell ls -F)"),
+    ("ll", "ls -F -o", "long listing (shell ls -F -o)"),
+    ("lf", "ls -F -o %l | grep ^-", "plain files only"),
+    ("lk", "ls -F -o %l | grep ^l", "symbolic links only"),
+    ("ldir", "ls -F -o %l | grep /$", "directories only"),
+    ("lx", "ls -F -o %l | grep ^-..x", "executables only"),
+    ("cat", "cat", "print files (shell cat)"),
+    ("cp", "cp", "copy files (shell cp)"),
+    ("mv", "mv", "move files (shell mv)"),
+    ("rm", "rm", "remove files (shell rm)"),
+    ("mkdir", "mkdir", "make directories (shell mkdir)"),
+    ("rmdir", "rmdir", "remove empty directories (shell rmdir)"),
 ):
-    _alias(_command, _summary)
+    _alias(_name, _command, _summary)

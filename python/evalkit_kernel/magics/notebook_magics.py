@@ -93,18 +93,16 @@ line_magic("magic", summary="list every supported magic")(_print_listing)
 line_magic("quickref", summary="list every supported magic")(_print_listing)
 
 
-@line_magic("history", expand_args=False, summary="print the cells run so far (-n numbers them)")
+@line_magic("history", expand_args=False, summary="print earlier cells: -n numbers, ranges 1-5, -l N, -g PATTERN, -o")
 def magic_history(ctx):
-    """%history [-n] [N]: the source of earlier cells (the last N with a number)."""
-    words = ctx.args.split()
-    numbered = "-n" in words
-    limits = [int(w) for w in words if w.isdigit()]
-    history = user_namespace().get("In") or []
-    entries = [(i, text) for i, text in enumerate(history) if i > 0 and text]
-    if limits:
-        entries = entries[-limits[0] :]
-    for i, text in entries:
-        print(("%d: %s" % (i, text)) if numbered else text)
+    """%history [-n] [-o] [-p] [-r|-t] [-f FILE] [-l [N]] [-g [PATTERN]] [RANGE...]: earlier cells, as IPython.
+
+    RANGE is `4`, `4-6` (inclusive), `4-` (to the end) or `4:6` (end excluded); several may be given.
+    Only this kernel's session is kept: IPython's `~2/` ranges into older sessions select nothing.
+    """
+    from .history import print_history
+
+    print_history(ctx.args, user_namespace())
 
 
 @line_magic("pinfo", expand_args=False, summary="signature and docstring of an object (like obj?)")
@@ -133,3 +131,101 @@ def magic_sx(ctx):
 
 
 line_magic("system", summary="same as %sx")(magic_sx)
+
+
+def _front_end_only(name):
+    def warn(ctx):
+        # IPython's kernel has no terminal, editor or Qt console either: it warns and the cell goes on.
+        sys.stderr.write("evalkit: %%%s needs an interactive front end (terminal, editor or Qt console); "
+                         "ignored here\n" % name)
+
+    warn.__doc__ = "%%%s: a front-end feature; accepted with a warning." % name
+    line_magic(name, expand_args=False, summary="front-end only: warns and does nothing")(warn)
+
+
+for _name in ("qtconsole", "gui", "edit", "ed", "paste", "cpaste", "clear", "cls", "colors", "autoindent",
+              "doctest_mode", "connect_info", "notebook", "less", "more", "man", "pdb", "debug", "autocall",
+              "rehashx", "logstart", "logstop", "logon", "logoff"):
+    _front_end_only(_name)
+
+
+@line_magic("automagic", expand_args=False, summary="switch calling line magics without % on one-line cells")
+def magic_automagic(ctx):
+    """%automagic [on|off|1|0]: toggle (or set) automagic; prints the new state as IPython does."""
+    from . import cleanup
+
+    arg = ctx.args.strip().lower()
+    cleanup.automagic = (arg in ("on", "1", "true")) if arg else not cleanup.automagic
+    print("\nAutomagic is %s, %% prefix %s needed for line magics." % (
+        "ON" if cleanup.automagic else "OFF", "NOT" if cleanup.automagic else "IS"))
+
+
+@line_magic("pprint", expand_args=False, summary="toggle pretty printing of results")
+def magic_pprint(ctx):
+    """%pprint: switch results between the pretty printer and plain repr()."""
+    from .. import display_formatters
+
+    text = display_formatters.get().formatters["text/plain"]
+    text.pprint = not text.pprint
+    print("Pretty printing has been turned %s" % ("ON" if text.pprint else "OFF"))
+
+
+@line_magic("precision", expand_args=False, summary="digits of floats in results: %precision 3")
+def magic_precision(ctx):
+    """%precision [N | FORMAT]: floats in results print with N digits (or a %-format); no argument resets.
+
+    numpy's print precision follows, as in IPython.
+    """
+    from .. import display_formatters
+
+    text = display_formatters.get().formatters["text/plain"]
+    spec = ctx.args.strip()
+    if not spec:
+        fmt, digits = None, 8
+    elif "%" in spec:
+        fmt, digits = spec, None
+        try:
+            spec % 3.14159
+        except Exception:
+            raise UsageError("Precision must be int or format string, not %r" % spec)
+    elif spec.isdigit():
+        digits = int(spec)
+        fmt = "%%.%if" % digits
+    else:
+        raise UsageError("Precision must be int or format string, not %r" % spec)
+    if fmt is None:
+        text.type_printers.pop(float, None)
+        from ..display_pretty_types import repr_pprint
+
+        text.type_printers[float] = repr_pprint
+    else:
+        text.type_printers[float] = lambda obj, p, cycle: p.text(fmt % obj)
+    numpy = sys.modules.get("numpy")
+    if numpy is not None and digits is not None:
+        numpy.set_printoptions(precision=digits)
+    return fmt or "%r"
+
+
+@line_magic("pylab", expand_args=False, summary="import numpy and matplotlib's pylab names (deprecated in IPython)")
+def magic_pylab(ctx):
+    """%pylab [inline]: what IPython does: numpy and pyplot as np and plt, then `from pylab import *`."""
+    magic_matplotlib(ctx)
+    code = ("import numpy\nimport matplotlib\nfrom matplotlib import pylab, mlab, pyplot\nnp = numpy\n"
+            "plt = pyplot\nfrom pylab import *\nfrom numpy import *\n")
+    exec(compile(code, "<pylab>", "exec"), ctx.globals)
+    print("%pylab is deprecated, use %matplotlib inline and import the required libraries.")
+    print("Populating the interactive namespace from numpy and matplotlib")
+
+
+@line_magic("psearch", expand_args=False, summary="names matching a wildcard: %psearch *int* (or *int*?)")
+def magic_psearch(ctx):
+    """%psearch [-i] PATTERN: names in the namespace and builtins matching PATTERN (`*` wildcards, `a.b*`)."""
+    from .introspect import search
+
+    words = ctx.args.split()
+    ignore_case = "-i" in words
+    words = [w for w in words if not w.startswith("-")]
+    if not words:
+        raise UsageError("usage: %psearch [-i] PATTERN")
+    for name in search(words[0], ctx.globals, ctx.locals, ignore_case):
+        print(name)

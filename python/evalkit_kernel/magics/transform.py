@@ -30,7 +30,7 @@ _SHELL = re.compile(r"^([ \t]*)(!!?)(.*)$", re.S)
 _ASSIGN = re.compile(
     r"^([ \t]*)([A-Za-z_][\w.]*(?:[ \t]*,[ \t]*[A-Za-z_][\w.]*)*)[ \t]*=[ \t]*(!!?|%(?!%))(.*)$", re.S
 )
-_HELP = re.compile(r"^([ \t]*)(\?{0,2})(%{0,2}[A-Za-z_][\w.]*(?:\(\))?)(\?{0,2})[ \t]*$")
+_HELP = re.compile(r"^([ \t]*)(\?{0,2})(%{0,2}[A-Za-z_*][\w.*]*(?:\(\))?)(\?{0,2})[ \t]*$")
 
 
 class _Code(object):
@@ -216,6 +216,8 @@ def _magic_call(indent, text):
             target = target[:-2]
         if target.startswith("%"):
             return "%s%s.magic_help(%r)" % (indent, MAGIC_NAME, target.lstrip("%"))
+        if "*" in target:
+            return "%s%s.line('psearch', %r)" % (indent, MAGIC_NAME, target)
         return "%s%s.pinfo(%r, %d)" % (indent, MAGIC_NAME, target, detail)
     return None
 
