@@ -78,6 +78,7 @@ export class ReplKernels {
         env: filterEnv(process.env),
         ...(this.config.sandbox ? { sandbox: this.config.sandbox } : {}),
         ...(this.config.limits?.memoryMb ? { memoryMb: Math.max(64, this.config.limits.memoryMb) } : {}),
+        ...(this.config.limits?.cpuSeconds ? { limits: { cpuSeconds: this.config.limits.cpuSeconds } } : {}),
       });
       this.nextCount.js = 1;
     }

@@ -95,9 +95,10 @@ export async function runReplCell(
     error = outcome.error;
   } catch (err) {
     const details = isEvalkitError(err) ? err.details : {};
-    status = details.killed === true ? "killed" : "died";
+    // After Ctrl-C or --timeout the kernel only ends through the kill ladder: that is a kill, not a crash.
+    status = details.killed === true || controller.signal.aborted ? "killed" : "died";
     if (isTimedOut && status === "killed")
-      notices.push("the cell ran past --timeout and ignored the interrupt");
+      notices.push("[timeout] the cell ran past --timeout and ignored the interrupt");
     if (!(isEvalkitError(err) && err.code === "KERNEL_DIED"))
       notices.push(err instanceof Error ? err.message : String(err));
   } finally {

@@ -21,6 +21,7 @@ import {
   type ReadyFrame,
   type RunnerFrame,
 } from "./runner-frames.js";
+import { unwrapSandboxExit } from "./sandbox-exit.js";
 import { quoteForShell, shouldShellQuote } from "./shell-quote.js";
 
 /** Options for {@link PythonKernel}. */
@@ -626,7 +627,10 @@ export class PythonKernel implements Kernel {
     this.stderrTail = (this.stderrTail + text).slice(-STDERR_TAIL_BYTES);
   }
 
-  private onExitEvent(exitCode: number | null, signal: NodeJS.Signals | null): void {
+  private onExitEvent(rawCode: number | null, rawSignal: NodeJS.Signals | null): void {
+    const { exitCode, signal } = this.options.sandbox
+      ? unwrapSandboxExit(rawCode, rawSignal)
+      : { exitCode: rawCode, signal: rawSignal };
     this.exitInfo = { exitCode, signal, requested: this.shutdownRequested, stderrTail: this.stderrTail };
     const cause = this.shutdownRequested
       ? undefined

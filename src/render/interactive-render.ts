@@ -218,7 +218,10 @@ export function renderNotice(notice: Notice, options: InteractiveRenderOptions):
  */
 export function renderCellEnd(source: NoticeSource, options: InteractiveRenderOptions): string {
   let out = "";
-  if (source.status === "error" && source.error) out += renderTraceback(source.error, options);
+  // An interrupted cell shows its KeyboardInterrupt traceback too: the line it was on, as Python prints it.
+  const showsTraceback =
+    source.status === "error" || source.status === "cancelled" || source.status === "timeout";
+  if (showsTraceback && source.error) out += renderTraceback(source.error, options);
   for (const notice of collectNotices(source)) {
     if (notice.kind === "error" && source.error) continue;
     out += `${renderNotice(notice, options)}\n`;

@@ -1,0 +1,57 @@
+// The REPL's interrupt words: Ctrl-C shows KeyboardInterrupt at the cell's line, --timeout says [timeout], an
+// ignored interrupt that escalates says [killed] (not [died]).
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ensureBuilt } from "../helpers/build.js";
+import { TEST_PYTHON } from "../helpers/interpreters.js";
+import { killPanes, ReplPane } from "../helpers/repl-pane.js";
+
+describe("evalkit repl interrupts", () => {
+  let repl: ReplPane;
+  let timed: ReplPane;
+
+  beforeAll(async () => {
+    await ensureBuilt();
+    repl = new ReplPane(`interrupt-${process.pid}`, ["--python", TEST_PYTHON], { NO_COLOR: "1" });
+    timed = new ReplPane(`timeout-${process.pid}`, ["--python", TEST_PYTHON, "--timeout", "2"], {
+      NO_COLOR: "1",
+    });
+  }, 150_000);
+
+  afterAll(() => {
+    killPanes();
+    repl?.dispose();
+    timed?.dispose();
+  });
+
+  it("shows KeyboardInterrupt and the line the cell was on after Ctrl-C", async () => {
+    await repl.waitFor(/In \[1\]:\s*$/, 30_000);
+    repl.type("import time");
+    await repl.waitForPrompt();
+    repl.type("x = 1; time.sleep(60)");
+    await repl.waitFor(/running/);
+    repl.send("C-c");
+    const shown = await repl.waitFor(/KeyboardInterrupt\n[\s\S]*?In \[\d+\]:\s*$/, 30_000);
+    const text = repl.recent();
+    expect(text).toMatch(/File "<cell 2>", line 1, in <module>\n\s+x = 1; time\.sleep\(60\)/);
+    expect(text).toContain("[cancelled]");
+    expect(shown[0]).toBeDefined();
+    repl.type("x + 1");
+    await repl.waitFor(/Out\[\d+\]: 2/);
+  }, 60_000);
+
+  it("says [killed] when the cell ignores the interrupt and the kernel is killed", async () => {
+    await repl.waitForPrompt();
+    repl.type('exec("while True:\\n try: time.sleep(0.2)\\n except KeyboardInterrupt: pass")');
+    await repl.waitFor(/running/);
+    repl.send("C-c");
+    await repl.waitFor(/\[killed\] the kernel did not stop when interrupted/, 45_000);
+    expect(repl.recent()).not.toContain("[died]");
+  }, 60_000);
+
+  it("prints a [timeout] notice with the KeyboardInterrupt traceback when --timeout passes", async () => {
+    await timed.waitFor(/In \[1\]:\s*$/, 30_000);
+    timed.type("import time; time.sleep(30)");
+    await timed.waitFor(/\[timeout\] the cell ran past its time limit/, 30_000);
+    expect(timed.recent()).toMatch(/time\.sleep\(30\)\n(.*\n)*KeyboardInterrupt/);
+  }, 60_000);
+});
