@@ -64,6 +64,14 @@ export class ReplKernels {
     };
   }
 
+  /** Tab completion from the live Python namespace; nothing for JS (its kernel has no completion yet). */
+  async complete(language: CellLanguage, line: string): Promise<{ start: number; matches: string[] }> {
+    if (language !== "py" || this.python === undefined || !this.python.isAlive) {
+      return { start: line.length, matches: [] };
+    }
+    return this.python.complete(line);
+  }
+
   /** The kernel for `language`, starting JS on first use. Python must have been started. */
   async get(language: CellLanguage): Promise<Kernel> {
     if (language === "py") {

@@ -155,7 +155,9 @@ describe.skipIf(!RUN)("evalkit mcp jobs (set EVALKIT_PYTHON_INTEGRATION=1 to run
     let bytes = 0;
     for (const cell of cells) bytes += cell.truncated?.totalBytes ?? Buffer.byteLength(cell.text);
     expect(bytes).toBe(1024 * 1024 * 1024);
-    expect(peak - before).toBeLessThan(96 * 1024 * 1024);
+    // Generous: another process's RSS includes garbage its V8 has not collected yet (62-75 MB seen here);
+    // buffering the job's output would grow it by the gigabyte.
+    expect(peak - before).toBeLessThan(128 * 1024 * 1024);
     console.log(
       `1 GB MCP job over ${returns.length} returns: server RSS growth ${((peak - before) / 1048576).toFixed(1)} MB`,
     );
