@@ -7,6 +7,7 @@ import os from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadEvalkit } from "./lib/evalkit-client.mjs";
+import { jsColdStart, jsWarmRoundTrip } from "./lib/js-kernel-metrics.mjs";
 import { JupyterDriver } from "./lib/jupyter-client.mjs";
 import * as metrics from "./lib/metrics.mjs";
 import { renderMarkdown } from "./lib/report.mjs";
@@ -102,6 +103,12 @@ async function main() {
   try {
     await run("cold", "cold start to the first result of 1+1", async () =>
       summarizeAll(await metrics.coldStart(ctx)),
+    );
+    await run("jsCold", "JS kernel: cold start to the first result of 1+1", async () =>
+      summarize(await jsColdStart(cwd, reps.cold)),
+    );
+    await run("jsWarm", "JS kernel: warm 1+1 round trip (JsKernel.execute)", async () =>
+      summarize(await jsWarmRoundTrip(cwd, reps.warmRounds, 200)),
     );
     await run("cli", "cold start through the CLI", async () => summarizeAll(await metrics.coldStartCli(ctx)));
     const needsWarm = ["warm", "cells", "image", "interrupt"].some(

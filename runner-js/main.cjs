@@ -4,15 +4,7 @@
 
 const channel = require("./channel.cjs");
 
-// Everything this kernel started is in its process group (the host spawned it as a group leader).
-function endEverything() {
-  try {
-    process.kill(-process.pid, "SIGKILL");
-  } catch {
-    // not a group leader (started through a launcher): at least this process goes
-  }
-  process.reallyExit(70);
-}
+const { endEverything } = require("./reap.cjs");
 
 channel.configure(process.argv[2] || "", endEverything);
 
@@ -71,8 +63,13 @@ setImmediate(() => {
   const { Worker } = require("node:worker_threads");
   const source =
     "const { workerData } = require('node:worker_threads');" +
-    "setInterval(() => { if (process.ppid !== workerData) { try { process.kill(-process.pid, 'SIGKILL') } catch {} " +
-    "process.kill(process.pid, 'SIGKILL') } }, 250);";
-  const watcher = new Worker(source, { eval: true, workerData: hostPid, stdout: true, stderr: true });
+    "setInterval(() => { if (process.ppid !== workerData.hostPid) require(workerData.reap).endEverything() }, 250);";
+  const reap = require("node:path").join(__dirname, "reap.cjs");
+  const watcher = new Worker(source, {
+    eval: true,
+    workerData: { hostPid, reap },
+    stdout: true,
+    stderr: true,
+  });
   watcher.unref();
 });

@@ -133,6 +133,16 @@ export function renderMarkdown(report) {
       `| host RSS growth while printing 1 GiB (eval tool, once) | – | ${fmt(results.gb.growthMB, "MB")} (${fmt(results.gb.mbps, "MB/s")}) | – | – | – | < 64: ${ok} |`,
     );
   }
+  // JS kernel figures have absolute targets (DESIGN.md §4), no baseline to divide by.
+  for (const [id, label, target] of [
+    ["jsCold", "JS kernel cold start to the first result of 1+1", 150],
+    ["jsWarm", "JS kernel warm 1+1 round trip", 1],
+  ]) {
+    const figure = results[id];
+    if (!figure) continue;
+    const ok = figure.median <= target ? "✅" : "❌";
+    lines.push(`| ${label} | – | ${fmt(figure.median, "ms")} | – | – | – | ≤ ${target} ms: ${ok} |`);
+  }
   lines.push(
     "",
     `Repetitions: ${Object.entries(report.reps)

@@ -217,6 +217,17 @@ def _dispatch_frame(frame):
 
         status, indent = check_complete(str(frame.get("code", "")))
         state.writer.send({"type": "is_complete_reply", "id": frame.get("id"), "status": status, "indent": indent})
+    elif kind == "complete":
+        from .completion import complete
+
+        code = str(frame.get("code", ""))
+        cursor = frame.get("cursor")
+        cursor = cursor if isinstance(cursor, int) and 0 <= cursor <= len(code) else len(code)
+        try:
+            start, matches = complete(code, cursor, state.user_namespace())
+        except Exception:
+            start, matches = cursor, []
+        state.writer.send({"type": "complete_reply", "id": frame.get("id"), "start": start, "matches": matches})
     elif kind == "__invalid__":
         state.writer.send({"type": "protocol_error", "reason": frame.get("reason")})
     else:

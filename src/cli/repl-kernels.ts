@@ -64,6 +64,14 @@ export class ReplKernels {
     };
   }
 
+  /** Tab completion from the live Python namespace; nothing for JS (its kernel has no completion yet). */
+  async complete(language: CellLanguage, line: string): Promise<{ start: number; matches: string[] }> {
+    if (language !== "py" || this.python === undefined || !this.python.isAlive) {
+      return { start: line.length, matches: [] };
+    }
+    return this.python.complete(line);
+  }
+
   /** The kernel for `language`, starting JS on first use. Python must have been started. */
   async get(language: CellLanguage): Promise<Kernel> {
     if (language === "py") {
@@ -78,6 +86,7 @@ export class ReplKernels {
         env: filterEnv(process.env),
         ...(this.config.sandbox ? { sandbox: this.config.sandbox } : {}),
         ...(this.config.limits?.memoryMb ? { memoryMb: Math.max(64, this.config.limits.memoryMb) } : {}),
+        ...(this.config.limits?.cpuSeconds ? { limits: { cpuSeconds: this.config.limits.cpuSeconds } } : {}),
       });
       this.nextCount.js = 1;
     }

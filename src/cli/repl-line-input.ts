@@ -26,6 +26,8 @@ export interface LineInputOptions {
   onHistory: (history: string[]) => void;
   /** Ctrl-C while no read is pending (a cell is running). */
   onInterrupt: () => void;
+  /** Tab: the completions for the line up to the cursor, and where they start in it. */
+  complete?: (line: string) => Promise<{ start: number; matches: string[] }>;
 }
 
 /** readline members this module relies on beyond the typed public API. */
@@ -95,6 +97,7 @@ export class LineInput {
       removeHistoryDuplicates: true,
       tabSize: 4,
       prompt: "",
+      ...(options.complete ? { completer: this.completer(options.complete) } : {}),
     });
     rl.on("line", (line) => this.onLine(line));
     rl.on("SIGINT", () => this.onSigint());
@@ -103,6 +106,21 @@ export class LineInput {
       if ((rl as unknown as ReadlineInternals).historySize > 0) options.onHistory(entries);
     });
     return rl;
+  }
+
+  /** readline's completer: Tab in leading whitespace indents, elsewhere the kernel completes. */
+  private completer(complete: NonNullable<LineInputOptions["complete"]>) {
+    return (line: string, callback: (err: null, result: [string[], string]) => void): void => {
+      if (line.trim() === "") {
+        callback(null, [["    "], ""]);
+        return;
+      }
+      complete(line).then(
+        ({ start, matches }) =>
+          callback(null, [matches, line.slice(Math.max(0, Math.min(start, line.length)))]),
+        () => callback(null, [[], line]),
+      );
+    };
   }
 
   /** True once the input ended (Ctrl-D on an empty line, or stdin closed) and every queued line was read. */

@@ -82,6 +82,7 @@ class ReplSession {
         }
       },
       onInterrupt: () => this.interruptCell?.(),
+      complete: (line) => this.kernels.complete(this.language, line),
     });
     this.lineInput = lineInput;
     const onSignal = () => {

@@ -22,6 +22,7 @@ import {
   type ReadyFrame,
   type RunnerFrame,
 } from "./runner-frames.js";
+import { unwrapSandboxExit } from "./sandbox-exit.js";
 import { quoteForShell, shouldShellQuote } from "./shell-quote.js";
 
 /** Options for {@link PythonKernel}. */
@@ -120,6 +121,7 @@ export class PythonKernel implements Kernel {
   private shutdownRequested = false;
   private onReady: ((frame: ReadyFrame) => void) | undefined;
   private completions = new Map<string, (reply: { status: string; indent: string }) => void>();
+  private completers = new Map<string, (reply: { start: number; matches: string[] }) => void>();
   private cellSerial = 0;
   private addedEnv: string[] = [];
   private readonly name = `k${++kernelSerial}`;
@@ -344,6 +346,19 @@ export class PythonKernel implements Kernel {
     });
   }
 
+  /**
+   * Tab completion at `cursor` in `code`, from the live namespace (names, attributes, dict keys, paths, magics):
+   * replace `code.slice(start, cursor)` with one of `matches`. Resolves to no matches when the kernel is gone.
+   */
+  complete(code: string, cursor = code.length): Promise<{ start: number; matches: string[] }> {
+    if (!this.isAlive) return Promise.resolve({ start: cursor, matches: [] });
+    const id = `${this.name}-t${++this.cellSerial}`;
+    return new Promise((resolve) => {
+      this.completers.set(id, resolve);
+      this.send({ type: "complete", id, code, cursor });
+    });
+  }
+
   /** exit request → SIGTERM → SIGKILL, each to the whole process group, with short graces. */
   async shutdown(): Promise<KernelExit | undefined> {
     const child = this.child;
@@ -467,6 +482,11 @@ export class PythonKernel implements Kernel {
   private onFrame(frame: RunnerFrame, isPlain = false): void {
     if (frame.type === "ready") {
       this.onReady?.(frame);
+      return;
+    }
+    if (frame.type === "complete_reply") {
+      this.completers.get(frame.id)?.({ start: frame.start, matches: frame.matches });
+      this.completers.delete(frame.id);
       return;
     }
     if (frame.type === "is_complete_reply") {
@@ -632,7 +652,10 @@ export class PythonKernel implements Kernel {
     this.stderrTail = (this.stderrTail + text).slice(-STDERR_TAIL_BYTES);
   }
 
-  private onExitEvent(exitCode: number | null, signal: NodeJS.Signals | null): void {
+  private onExitEvent(rawCode: number | null, rawSignal: NodeJS.Signals | null): void {
+    const { exitCode, signal } = this.options.sandbox
+      ? unwrapSandboxExit(rawCode, rawSignal)
+      : { exitCode: rawCode, signal: rawSignal };
     this.exitInfo = { exitCode, signal, requested: this.shutdownRequested, stderrTail: this.stderrTail };
     const cause = this.shutdownRequested
       ? undefined
@@ -642,6 +665,8 @@ export class PythonKernel implements Kernel {
     this.running = undefined;
     for (const resolve of this.completions.values()) resolve({ status: "invalid", indent: "" });
     this.completions.clear();
+    for (const resolve of this.completers.values()) resolve({ start: 0, matches: [] });
+    this.completers.clear();
     // Children the cell left in the group (the runner was killed before it could take them along), and
     // those that left the group (own session, orphaned background jobs), found by the tag they inherited.
     if (this.child) signalGroup(this.child, "SIGKILL");

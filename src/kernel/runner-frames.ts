@@ -45,6 +45,7 @@ export type RunnerFrame =
   | { type: "cancel_call"; id: string; callId: string }
   | { type: "input_request"; id: string; prompt: string; password: boolean }
   | { type: "is_complete_reply"; id: string; status: "complete" | "incomplete" | "invalid"; indent: string }
+  | { type: "complete_reply"; id: string; start: number; matches: string[] }
   | { type: "protocol_error"; reason: string }
   | { type: "unknown"; raw: Record<string, unknown> };
 
@@ -170,6 +171,11 @@ export function decodeRunnerFrame(line: string): RunnerFrame {
         status,
         indent: String(frame.indent ?? ""),
       };
+    }
+    case "complete_reply": {
+      const matches = Array.isArray(frame.matches) ? frame.matches.filter((m) => typeof m === "string") : [];
+      const start = typeof frame.start === "number" && Number.isInteger(frame.start) ? frame.start : 0;
+      return { type: "complete_reply", id: str(frame, "id", line), start, matches };
     }
     case "protocol_error":
       return { type: "protocol_error", reason: String(frame.reason ?? "") };

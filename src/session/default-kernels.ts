@@ -55,6 +55,7 @@ export const createDefaultKernel: KernelFactory = (spec: KernelSpec): Kernel => 
       env: spec.env,
       ...(memoryMb ? { memoryMb: Math.max(64, memoryMb) } : {}),
       ...(spec.sandbox ? { sandbox: spec.sandbox } : {}),
+      ...(spec.limits?.cpuSeconds || spec.limits?.processes ? { limits: jsLimits(spec.limits) } : {}),
     });
   }
   if (spec.interpreter === undefined) {
@@ -70,3 +71,10 @@ export const createDefaultKernel: KernelFactory = (spec: KernelSpec): Kernel => 
     ...(spec.limits ? { limits: spec.limits } : {}),
   });
 };
+
+function jsLimits(limits: NonNullable<KernelSpec["limits"]>): { cpuSeconds?: number; processes?: number } {
+  return {
+    ...(limits.cpuSeconds ? { cpuSeconds: limits.cpuSeconds } : {}),
+    ...(limits.processes ? { processes: limits.processes } : {}),
+  };
+}

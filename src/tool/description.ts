@@ -38,6 +38,12 @@ export function buildEvalDescription(options: DescriptionOptions): string {
     `${state} Each cell may run ${options.defaultTimeout}s by default; set \`timeout\` (seconds, up to ` +
       `${options.maxTimeout}) for longer work. A timed-out cell is interrupted and its interpreter kept.`,
   );
+  paragraphs.push(
+    "Work that outlives one call (training, downloads, servers): add `yieldAfter: <seconds>` and the call " +
+      "returns then with the output so far and a job handle (`[job <id> running]`) while the cells keep running " +
+      'under their timeout. Then `{ "job": "<id>", "wait": <seconds> }` returns the new output (waiting up to that ' +
+      'long for the end) and `{ "job": "<id>", "cancel": true }` interrupts it. Other calls wait until the job ends.',
+  );
 
   if (hasPy) {
     paragraphs.push(

@@ -114,6 +114,21 @@ describe("evalkit exec (in process)", () => {
     expect(fromFile.out()).toContain("10");
   });
 
+  it("runs every cell to its end when --input asks for yieldAfter, with a note, and refuses a job handle", async () => {
+    const io = captureIo(
+      JSON.stringify({ cells: [{ code: "import time\ntime.sleep(0.5)\nprint('end')" }], yieldAfter: 0 }),
+    );
+    expect(await runExec(["--input", "-", "--json", ...PY], io)).toBe(0);
+    const details = JSON.parse(io.out());
+    expect(details.job).toBeUndefined();
+    expect(details.cells[0]).toMatchObject({ status: "ok", text: "end\n" });
+    expect(io.err()).toBe("evalkit exec: note: yieldAfter is ignored (exec runs every cell to its end)\n");
+
+    const job = captureIo(JSON.stringify({ job: "job-123", wait: 5 }));
+    expect(await runExec(["--input", "-", ...PY], job)).toBe(2);
+    expect(job.err()).toContain("job: a job handle is not accepted here");
+  });
+
   it("exits 2 naming the field when --input is invalid", async () => {
     const io = captureIo(JSON.stringify({ cells: [{ code: "1", language: "rb" }] }));
     expect(await runExec(["--input", "-", ...PY], io)).toBe(2);

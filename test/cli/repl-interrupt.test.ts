@@ -1,4 +1,4 @@
-// The REPL's interrupt words: Ctrl-C shows KeyboardInterrupt at the cell's line, --timeout says [timeout], an
+// The REPL at the keyboard: Tab completes from the kernel; interrupt words: Ctrl-C shows KeyboardInterrupt at the cell's line, --timeout says [timeout], an
 // ignored interrupt that escalates says [killed] (not [died]).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt } from "../helpers/build.js";
@@ -48,8 +48,25 @@ describe("evalkit repl interrupts", () => {
     expect(repl.recent()).not.toContain("[died]");
   }, 60_000);
 
+  it("completes names and dict keys with Tab from the live namespace", async () => {
+    await timed.waitFor(/In \[\d+\]:\s*$/, 30_000);
+    timed.type("settings = {'learning_rate': 0.1}; dataframe_rows = 7");
+    await timed.waitForPrompt();
+    timed.send("-l", "dataframe_r");
+    timed.send("Tab");
+    await timed.waitFor(/dataframe_rows\s*$/);
+    timed.send("Enter");
+    await timed.waitFor(/Out\[\d+\]: 7/);
+    await timed.waitForPrompt();
+    timed.send("-l", "settings['lea");
+    timed.send("Tab");
+    await timed.waitFor(/settings\['learning_rate'\]\s*$/);
+    timed.send("Enter");
+    await timed.waitFor(/Out\[\d+\]: 0\.1/);
+  }, 60_000);
+
   it("prints a [timeout] notice with the KeyboardInterrupt traceback when --timeout passes", async () => {
-    await timed.waitFor(/In \[1\]:\s*$/, 30_000);
+    await timed.waitForPrompt();
     timed.type("import time; time.sleep(30)");
     await timed.waitFor(/\[timeout\] the cell ran past its time limit/, 30_000);
     expect(timed.recent()).toMatch(/time\.sleep\(30\)\n(.*\n)*KeyboardInterrupt/);

@@ -52,7 +52,9 @@ describe("evalkit mcp", () => {
     expect(big.content.filter((block) => block.type === "image")).toHaveLength(1);
     expect(textOf(big)).toContain("left out");
     const details = big.structuredContent as { cells: { outputs: { data?: Record<string, string> }[] }[] };
-    expect(details.cells[0]?.outputs[0]?.data?.["text/plain"]).toContain("left out of this MCP result");
+    // The runner sends a value this big whole as stdout first (its artifact copy), then the capped result.
+    const result = details.cells[0]?.outputs.find((output) => output.data !== undefined);
+    expect(result?.data?.["text/plain"]).toContain("left out of this MCP result");
     const failing = await callEval(server.client, [{ code: "raise ValueError('y' * 12_000_000)" }]);
     expect(failing.isError).toBe(true);
     expect(JSON.stringify(failing).length).toBeLessThan(2 * 1024 * 1024);

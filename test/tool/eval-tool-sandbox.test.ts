@@ -34,15 +34,36 @@ describe("resource limits", () => {
 });
 
 describe("CPU limit", () => {
-  it("ends a kernel past cpuSeconds with a died notice naming the limit, and the next call works", async () => {
-    const tool = makeTool({ cwd: makeTempDir("limits-cpu"), limits: { cpuSeconds: 1 } });
-    const result = await tool.execute({ cells: [{ code: "while True:\n    pass", timeout: 60 }] });
-    const cell = result.details.cells[0]!;
-    expect(cell.status).toBe("died");
-    expect(cell.notices?.join("\n")).toContain("CPU time limit 1 s reached");
-    const next = await tool.execute({ cells: [{ code: "1 + 1" }] });
-    expect(next.details.cells[0]).toMatchObject({ status: "ok", text: "2\n" });
-  });
+  const cases = [
+    { name: "a Python kernel", language: "py" as const, loop: "while True:\n    pass", sandbox: false },
+    { name: "a JavaScript kernel", language: "js" as const, loop: "while (true) {}", sandbox: false },
+    {
+      name: "a sandboxed Python kernel",
+      language: "py" as const,
+      loop: "while True:\n    pass",
+      sandbox: true,
+    },
+    {
+      name: "a sandboxed JavaScript kernel",
+      language: "js" as const,
+      loop: "while (true) {}",
+      sandbox: true,
+    },
+  ];
+  for (const { name, language, loop, sandbox } of cases) {
+    it.skipIf(sandbox && noSandbox !== "")(
+      `ends ${name} past cpuSeconds naming the limit, and the next call works`,
+      async () => {
+        const tool = makeTool({ cwd: makeTempDir("limits-cpu"), limits: { cpuSeconds: 1 }, sandbox });
+        const result = await tool.execute({ cells: [{ language, code: loop, timeout: 60 }] });
+        const cell = result.details.cells[0]!;
+        expect(cell.status).toBe("died");
+        expect(cell.notices?.join("\n")).toContain("CPU time limit 1 s reached");
+        const next = await tool.execute({ cells: [{ language, code: "1 + 1" }] });
+        expect(next.details.cells[0]).toMatchObject({ status: "ok", text: "2\n" });
+      },
+    );
+  }
 });
 
 describe("usage", () => {

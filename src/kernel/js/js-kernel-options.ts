@@ -2,7 +2,7 @@
 import { totalmem } from "node:os";
 import * as z from "zod";
 import { EvalkitError } from "../../errors.js";
-import type { ResolvedSandbox } from "../../runtime/sandbox-types.js";
+import type { ResolvedSandbox, ResourceLimits } from "../../runtime/sandbox-types.js";
 
 /** Options for {@link JsKernel}. */
 export interface JsKernelOptions {
@@ -26,6 +26,8 @@ export interface JsKernelOptions {
   launcher?: string[];
   /** Run the kernel in a bubblewrap sandbox (docs/sandbox.md); SANDBOX_UNAVAILABLE when none can be had. */
   sandbox?: ResolvedSandbox;
+  /** CPU seconds and process limits, set through `prlimit` (util-linux); the memory limit is `memoryMb`. */
+  limits?: Pick<ResourceLimits, "cpuSeconds" | "processes">;
 }
 
 const optionsSchema = z.object({
@@ -39,6 +41,12 @@ const optionsSchema = z.object({
   node: z.string().min(1).optional(),
   launcher: z.array(z.string()).optional(),
   sandbox: z.object({ network: z.boolean(), writable: z.array(z.string()) }).optional(),
+  limits: z
+    .object({
+      cpuSeconds: z.number().int().positive().optional(),
+      processes: z.number().int().positive().optional(),
+    })
+    .optional(),
 });
 
 /** Returns the options unchanged, or throws INVALID_INPUT naming the offending field. */

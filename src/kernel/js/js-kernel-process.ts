@@ -10,6 +10,7 @@ import { LineReader } from "../line-reader.js";
 import { watchMemory } from "../memory-watch.js";
 import { signalGroup } from "../process-group.js";
 import { hostPidInSandbox, KERNEL_TAG_NAME } from "../process-tree.js";
+import { unwrapSandboxExit } from "../sandbox-exit.js";
 import { buildJsKernelCommand } from "./js-command.js";
 import { type ChannelItem, OrderedChannels } from "./ordered-channels.js";
 
@@ -27,6 +28,10 @@ export interface JsProcessConfig {
   launcher?: string[];
   /** The launcher is a bubblewrap sandbox: signals go to the sandbox's own process group (docs/sandbox.md). */
   sandboxed?: boolean;
+  /** A launcher no signal crosses (`ssh`, `docker exec`); `prlimit` and the sandbox are not remote. */
+  isRemote?: boolean;
+  /** The CPU limit the launcher set (prlimit), named when the kernel dies of it. */
+  cpuSeconds?: number;
   /** Every frame and stream piece, in the order the runner wrote them. */
   onItem: (item: ChannelItem) => void;
   /** Once, after the process is gone and its last output was delivered. */
@@ -124,7 +129,7 @@ export class JsKernelProcess {
       }
       return;
     }
-    if (!this.config.launcher?.length) signalGroup(this.child, "SIGINT");
+    if (!this.config.isRemote) signalGroup(this.child, "SIGINT");
   }
 
   /** Keep the host alive for this process (while a cell runs) or not (idle). */
@@ -189,7 +194,10 @@ export class JsKernelProcess {
     this.config.onItem(item);
   }
 
-  private async onProcessExit(exitCode: number | null, signal: NodeJS.Signals | null): Promise<void> {
+  private async onProcessExit(rawCode: number | null, rawSignal: NodeJS.Signals | null): Promise<void> {
+    const { exitCode, signal } = this.config.sandboxed
+      ? unwrapSandboxExit(rawCode, rawSignal)
+      : { exitCode: rawCode, signal: rawSignal };
     this.exited = true;
     this.stopWatch();
     reapKernelTree(this.child, this.tag);
@@ -206,12 +214,16 @@ export class JsKernelProcess {
       ? `out of memory: the V8 heap limit of ${this.config.maxHeapMb} MB was reached`
       : undefined;
     const cause = this.oomCause ?? heapCause;
+    const cpuCause =
+      signal === "SIGXCPU" && this.config.cpuSeconds
+        ? `CPU time limit ${this.config.cpuSeconds} s reached`
+        : undefined;
     this.config.onExit({
       exitCode,
       signal,
-      requested: this.requested && cause === undefined,
+      requested: this.requested && cause === undefined && cpuCause === undefined,
       stderrTail: this.stderrTail,
-      ...(cause ? { cause, outOfMemory: true } : {}),
+      ...(cause ? { cause, outOfMemory: true } : cpuCause ? { cause: cpuCause } : {}),
     });
   }
 }

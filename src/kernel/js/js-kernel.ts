@@ -3,12 +3,14 @@ import { statSync } from "node:fs";
 import path from "node:path";
 import type { KernelOutput } from "../../contracts/outputs.js";
 import { EvalkitError } from "../../errors.js";
+import { findOnPath } from "../../runtime/find-executable.js";
 import { resolveEvalkitHome } from "../../runtime/python-candidates.js";
 import { buildSandboxArgv } from "../../runtime/sandbox-argv.js";
 import { requireSandbox } from "../../runtime/sandbox-probe.js";
 import type { ResolvedSandbox } from "../../runtime/sandbox-types.js";
 import { CellRecord } from "../cell-record.js";
 import type { ExecuteOptions, ExecuteOutcome, Kernel, KernelExit } from "../kernel.js";
+import { countOwnProcesses } from "../process-tree.js";
 import { decodeRunnerFrame } from "../runner-frames.js";
 import { CellColumnMap } from "./cell-columns.js";
 import { JS_RUNNER_MAIN } from "./js-command.js";
@@ -132,7 +134,8 @@ export class JsKernel implements Kernel {
 
   private async spawn(): Promise<void> {
     const { maxHeapMb, memoryMb } = memoryLimits(this.options);
-    const launcher = this.options.sandbox ? await this.sandboxPrefix() : this.options.launcher;
+    const wrapped = this.options.sandbox ? await this.sandboxPrefix() : this.options.launcher;
+    const launcher = [...limitPrefix(this.options.limits), ...(wrapped ?? [])];
     const proc: JsKernelProcess = new JsKernelProcess({
       node: this.options.node ?? process.execPath,
       cwd: this.cwd,
@@ -141,6 +144,8 @@ export class JsKernel implements Kernel {
       memoryMb,
       ...(launcher?.length ? { launcher } : {}),
       ...(this.options.sandbox ? { sandboxed: true } : {}),
+      ...(!this.options.sandbox && this.options.launcher?.length ? { isRemote: true } : {}),
+      ...(this.options.limits?.cpuSeconds ? { cpuSeconds: this.options.limits.cpuSeconds } : {}),
       onItem: (item) => this.onItem(item),
       onExit: (exit) => this.onProcessExit(proc, exit),
     });
@@ -354,6 +359,7 @@ export class JsKernel implements Kernel {
       signal: exit.signal,
       stderrTail: exit.stderrTail,
       ...(exit.cause ? { cause: exit.cause, outOfMemory: exit.outOfMemory === true } : {}),
+      exit,
     };
     const how = exit.cause ?? (exit.signal ? `signal ${exit.signal}` : `exit code ${exit.exitCode}`);
     const message = exit.requested
@@ -361,4 +367,27 @@ export class JsKernel implements Kernel {
       : `the JS kernel ended (${how}) while the cell ran; state lost`;
     return new EvalkitError("KERNEL_DIED", message, details);
   }
+}
+
+/**
+ * `prlimit --cpu=N:N+2 --nproc=M --` for the limits node cannot set on itself; outermost, so the sandbox and
+ * everything in it inherit them. No prlimit while a limit is asked for: INVALID_INPUT naming the limit.
+ */
+function limitPrefix(limits: JsKernelOptions["limits"]): string[] {
+  if (!limits?.cpuSeconds && !limits?.processes) return [];
+  const prlimit = findOnPath("prlimit", process.env);
+  if (prlimit === undefined) {
+    const field = limits.cpuSeconds ? "limits.cpuSeconds" : "limits.processes";
+    throw new EvalkitError(
+      "INVALID_INPUT",
+      `${field}: JS kernels need prlimit (util-linux) on PATH for this limit`,
+      {
+        field,
+      },
+    );
+  }
+  const args = [prlimit];
+  if (limits.cpuSeconds) args.push(`--cpu=${limits.cpuSeconds}:${limits.cpuSeconds + 2}`);
+  if (limits.processes) args.push(`--nproc=${countOwnProcesses() + limits.processes}`);
+  return [...args, "--"];
 }

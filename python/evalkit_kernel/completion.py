@@ -1,0 +1,119 @@
+"""Answers complete requests for the REPL's Tab: names, attributes, dict keys, file paths and magics, from the
+live namespace. Nothing is evaluated but name lookups (no calls, no properties of unknown objects' results), so
+completing never runs user code beyond attribute access, and it stays fast on large namespaces."""
+
+import builtins
+import keyword
+import os
+import re
+
+MAX_MATCHES = 500
+
+_NAME_CHAIN = re.compile(r"([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)\.(\w*)$")
+_NAME = re.compile(r"[A-Za-z_]\w*$")
+_DICT_KEY = re.compile(r"([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)\[\s*(['\"])([^'\"]*)$")
+_STRING = re.compile(r"(['\"])([^'\"]*)$")
+_MAGIC = re.compile(r"^\s*(%%?)(\w*)$")
+
+
+def complete(code, cursor, namespace):
+    """(start, matches): replace code[start:cursor] with one of matches."""
+    text = code[:cursor]
+    line = text.rsplit("\n", 1)[-1]
+    line_start = len(text) - len(line)
+    for finder in (_magics, _dict_keys, _paths, _attributes, _names):
+        found = finder(line, namespace)
+        if found is not None:
+            start, matches = found
+            return line_start + start, sorted(set(matches))[:MAX_MATCHES]
+    return cursor, []
+
+
+def _magics(line, namespace):
+    match = _MAGIC.match(line)
+    if not match:
+        return None
+    from .magics.runtime import CELL, LINE, _load_magics
+
+    _load_magics()
+    prefix, word = match.group(1), match.group(2)
+    names = CELL if prefix == "%%" else LINE
+    return match.start(1), [prefix + name for name in names if name.startswith(word)]
+
+
+def _lookup(chain, namespace):
+    parts = chain.split(".")
+    if parts[0] in namespace:
+        obj = namespace[parts[0]]
+    elif hasattr(builtins, parts[0]):
+        obj = getattr(builtins, parts[0])
+    else:
+        raise LookupError(parts[0])
+    for part in parts[1:]:
+        obj = getattr(obj, part)
+    return obj
+
+
+def _dict_keys(line, namespace):
+    match = _DICT_KEY.search(line)
+    if not match:
+        return None
+    try:
+        obj = _lookup(match.group(1), namespace)
+    except Exception:
+        return None
+    if not isinstance(obj, dict):
+        return None
+    quote, typed = match.group(2), match.group(3)
+    keys = [key for key in obj if isinstance(key, str) and key.startswith(typed)]
+    return match.start(3), [key + quote + "]" for key in keys]
+
+
+def _paths(line, namespace):
+    match = _STRING.search(line)
+    # An odd number of quotes before the cursor: the cursor is inside a string literal.
+    if not match or line[: match.start()].count(match.group(1)) % 2 == 1:
+        return None
+    typed = match.group(2)
+    directory, partial = os.path.split(typed)
+    try:
+        entries = os.listdir(os.path.expanduser(directory) or ".")
+    except OSError:
+        return match.start(2), []
+    matches = []
+    for entry in entries:
+        if not entry.startswith(partial) or (entry.startswith(".") and not partial.startswith(".")):
+            continue
+        full = os.path.join(directory, entry)
+        if os.path.isdir(os.path.expanduser(full) or "."):
+            full += os.sep
+        matches.append(full)
+    return match.start(2), matches
+
+
+def _attributes(line, namespace):
+    match = _NAME_CHAIN.search(line)
+    if not match:
+        return None
+    try:
+        obj = _lookup(match.group(1), namespace)
+        names = dir(obj)
+    except Exception:
+        return match.start(2), []
+    typed = match.group(2)
+    # Private names only when asked for, as IPython does.
+    visible = [name for name in names if name.startswith(typed) and (typed.startswith("_") or not name.startswith("_"))]
+    return match.start(2), visible
+
+
+def _names(line, namespace):
+    match = _NAME.search(line)
+    if not match:
+        return None
+    typed = match.group(0)
+    candidates = [name for name in namespace if name.startswith(typed)]
+    candidates.extend(name for name in dir(builtins) if name.startswith(typed))
+    candidates.extend(word for word in keyword.kwlist if word.startswith(typed))
+    if not typed.startswith("_"):
+        candidates = [name for name in candidates if not name.startswith("_")]
+    return match.start(), candidates
