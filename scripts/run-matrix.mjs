@@ -15,9 +15,9 @@ const SUPPORTED_MINORS = [8, 9, 10, 11, 12, 13];
  * session/tool logic (same Python path as the kernel tests), Debian-library display tests (always
  * /usr/bin/python3), runner-compat (already loops over every version) and %pip (16 s a version). */
 const VITEST_FILES = [
-  "test/kernel/python-kernel.channel.test.ts",
-  "test/kernel/python-kernel.execute.test.ts",
-  "test/kernel/python-kernel.lifecycle.test.ts",
+  "test/kernel/python/python-kernel.channel.test.ts",
+  "test/kernel/python/python-kernel.execute.test.ts",
+  "test/kernel/python/python-kernel.lifecycle.test.ts",
   "test/integration/display.test.ts",
   "test/integration/magics.test.ts",
   "test/integration/magics-shell.test.ts",

@@ -39,10 +39,10 @@ export type {
   Kernel,
   KernelExit,
 } from "./kernel/kernel.js";
-export type { PythonKernelInfo, PythonKernelOptions } from "./kernel/python-kernel.js";
+export type { PythonKernelInfo, PythonKernelOptions } from "./kernel/python/python-kernel.js";
 // Kernels
 /** One retained Python subprocess speaking the NDJSON protocol (docs/protocol.md). */
-export { PythonKernel } from "./kernel/python-kernel.js";
+export { PythonKernel } from "./kernel/python/python-kernel.js";
 /** Artifact ids and `artifact://` URIs. */
 export { formatArtifactUri, parseArtifactId, resolveArtifactDir } from "./output/artifact-ids.js";
 export type { ArtifactInfo, ArtifactStore, ArtifactStoreOptions } from "./output/artifact-store.js";

@@ -18,6 +18,7 @@ const RANK: Record<string, number> = {
   output: 3,
   render: 2,
   contracts: 1,
+  text: 0.5,
   "errors.ts": 0,
   "index.ts": 10,
 };

@@ -2,10 +2,10 @@
 import type { CellLanguage, CellResult } from "../contracts/cell-result.js";
 import { type MimeBundle, STATUS_MIME } from "../contracts/outputs.js";
 import { renderBundleText } from "../output/display-render.js";
-import { stripAnsi } from "../render/ansi.js";
 import { collectNotices } from "../render/notices.js";
+import { stripAnsi } from "../text/ansi.js";
 import type { EvalOutputEvent, EvalProgress } from "../tool/run-call.js";
-import type { ImageOutput } from "./repl-images.js";
+import type { ImageOutput } from "./repl/images.js";
 
 /** What the printer needs to know of each cell before it runs (for its header). */
 export interface ExecCellLabel {

@@ -11,7 +11,7 @@ import { ExecTextOutput } from "./exec-text-output.js";
 import { checkFileSize, readFileLimited, readStreamLimited } from "./input-limits.js";
 import { type Notebook, readNotebook } from "./notebook-cells.js";
 import { buildExecutedNotebook, writeFileAtomically } from "./notebook-output.js";
-import { ImageOutput } from "./repl-images.js";
+import { ImageOutput } from "./repl/images.js";
 import { readSandboxArgs, SANDBOX_OPTIONS, SANDBOX_USAGE } from "./sandbox-args.js";
 import { decodeSourceFile } from "./source-decoding.js";
 

@@ -64,7 +64,7 @@ async function runCommand(argv: string[], io: CliIo): Promise<number> {
         return await runSetupCommand(rest, io);
       }
       case "repl": {
-        const { runRepl } = await import("./repl.js");
+        const { runRepl } = await import("./repl/repl.js");
         return await runRepl(rest);
       }
       case "mcp": {

@@ -2,7 +2,7 @@
 // and streams the full raw output (secrets redacted) to an artifact once it outgrows that view.
 import type { TruncationInfo } from "../contracts/cell-result.js";
 import { EvalkitError } from "../errors.js";
-import { pluralize } from "../render/text-lines.js";
+import { pluralize } from "../text/text-lines.js";
 import { type ArtifactStore, type ArtifactWriter, createArtifactStore } from "./artifact-store.js";
 import { OutputWindow } from "./output-window.js";
 import { encodeRawBytes, encodeRawBytesTransient, endsWithHighSurrogate } from "./raw-bytes.js";

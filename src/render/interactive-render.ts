@@ -1,8 +1,6 @@
 // The terminal renderer for `evalkit repl`: live output with a 20-line preview, clamped lines, coloured notices.
 import type { CellErrorInfo } from "../contracts/outputs.js";
-import { ANSI_UNFINISHED_TAIL, stripAnsi } from "./ansi.js";
-import { createPalette, type Palette } from "./color.js";
-import { collectNotices, type Notice, type NoticeKind, type NoticeSource } from "./notices.js";
+import { ANSI_UNFINISHED_TAIL, stripAnsi } from "../text/ansi.js";
 import {
   clampLine,
   DEFAULT_MAX_LINE_CHARS,
@@ -10,7 +8,9 @@ import {
   formatDuration,
   pluralize,
   splitLines,
-} from "./text-lines.js";
+} from "../text/text-lines.js";
+import { createPalette, type Palette } from "./color.js";
+import { collectNotices, type Notice, type NoticeKind, type NoticeSource } from "./notices.js";
 
 /** Lines of a cell's output shown live before the rest is held back for `%more`. */
 export const INTERACTIVE_PREVIEW_LINES = 20;

@@ -1,7 +1,7 @@
 // The words for how a cell ended: one vocabulary for the transcript renderer and the terminal renderer.
 import type { CellResult, CellStatus, TruncationInfo } from "../contracts/cell-result.js";
 import type { CellErrorInfo } from "../contracts/outputs.js";
-import { formatDuration } from "./text-lines.js";
+import { formatDuration } from "../text/text-lines.js";
 
 /** Which notice a line is: lets renderers colour each kind differently. */
 export type NoticeKind =

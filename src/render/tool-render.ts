@@ -1,8 +1,8 @@
 // The transcript renderer: eval results as text for logs and chat transcripts (code block, status, output).
 import type { CellResult } from "../contracts/cell-result.js";
-import { stripAnsi } from "./ansi.js";
+import { stripAnsi } from "../text/ansi.js";
+import { collapseLines, formatBytes, formatDuration, pluralize, splitLines } from "../text/text-lines.js";
 import { collectNotices } from "./notices.js";
-import { collapseLines, formatBytes, formatDuration, pluralize, splitLines } from "./text-lines.js";
 
 /** Lines of output shown per cell when collapsed. */
 export const TOOL_PREVIEW_LINES = 10;

@@ -2,7 +2,7 @@
 import { EvalkitError } from "../errors.js";
 import { JsKernel } from "../kernel/js/js-kernel.js";
 import type { Kernel } from "../kernel/kernel.js";
-import { PythonKernel } from "../kernel/python-kernel.js";
+import { PythonKernel } from "../kernel/python/python-kernel.js";
 import { buildKernelEnv } from "../runtime/child-env.js";
 import { filterEnv } from "../runtime/env-filter.js";
 import { resolvePython } from "../runtime/resolve-python.js";

@@ -27,7 +27,7 @@ import {
   type SecretValue,
   type StreamRedactor,
 } from "../output/redact.js";
-import { clampLine, keepEnds } from "../render/text-lines.js";
+import { clampLine, keepEnds } from "../text/text-lines.js";
 import { applyFinalState } from "./final-state-view.js";
 import type { EvalOutputOptions } from "./tool-options.js";
 

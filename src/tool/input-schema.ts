@@ -2,7 +2,7 @@
 import * as z from "zod";
 import type { CellLanguage } from "../contracts/cell-result.js";
 import { EvalkitError } from "../errors.js";
-import { clampLine } from "../render/text-lines.js";
+import { clampLine } from "../text/text-lines.js";
 import { firstIssueField, formatZodIssues } from "./format-issues.js";
 
 /** Default per-cell timeout in seconds. */

@@ -3,7 +3,7 @@
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { isEvalkitError } from "../../src/errors.js";
-import { PythonKernel } from "../../src/kernel/python-kernel.js";
+import { PythonKernel } from "../../src/kernel/python/python-kernel.js";
 import type { SessionCellOutcome } from "../../src/session/session-types.js";
 import { TEST_PYTHON } from "../helpers/python.js";
 import { createManager, findLeftovers, textOf } from "./chaos-helpers.js";

@@ -1,7 +1,7 @@
 // The sandbox and limit flags shared by exec, repl and mcp: what each asks for, and bad values named.
 import { describe, expect, it } from "vitest";
 import { parseCommandArgs, UsageError } from "../../src/cli/args.js";
-import { parseReplArgs, replSandbox } from "../../src/cli/repl-args.js";
+import { parseReplArgs, replSandbox } from "../../src/cli/repl/args.js";
 import { readSandboxArgs, SANDBOX_OPTIONS } from "../../src/cli/sandbox-args.js";
 import { isEvalkitError } from "../../src/errors.js";
 

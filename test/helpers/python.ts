@@ -1,7 +1,7 @@
 // Shared test settings: which interpreter integration tests use, and a kernel factory that cleans up.
 
 import { afterEach } from "vitest";
-import { PythonKernel, type PythonKernelOptions } from "../../src/kernel/python-kernel.js";
+import { PythonKernel, type PythonKernelOptions } from "../../src/kernel/python/python-kernel.js";
 import { TEST_PYTHON } from "./interpreters.js";
 
 export { DEBIAN_PYTHON, TEST_PYTHON } from "./interpreters.js";

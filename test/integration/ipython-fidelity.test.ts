@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } fr
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { PythonKernel } from "../../src/kernel/python-kernel.js";
+import type { PythonKernel } from "../../src/kernel/python/python-kernel.js";
 import { DEBIAN_PYTHON, findCurrentLegPython } from "../helpers/interpreters.js";
 import { findMissingModules } from "../helpers/libraries.js";
 import { startKernel } from "../helpers/python.js";

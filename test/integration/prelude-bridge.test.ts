@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import type { DisplayOutput, KernelOutput } from "../../src/contracts/outputs.js";
 import { STATUS_MIME } from "../../src/contracts/outputs.js";
 import type { BridgeCall, ExecuteOptions, ExecuteOutcome } from "../../src/kernel/kernel.js";
-import type { PythonKernel } from "../../src/kernel/python-kernel.js";
+import type { PythonKernel } from "../../src/kernel/python/python-kernel.js";
 import { HostBridge } from "../../src/session/bridge-handlers.js";
 import { runCell } from "../../src/session/cell-runner.js";
 import { startKernel } from "../helpers/python.js";

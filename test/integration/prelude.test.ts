@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { KernelOutput } from "../../src/contracts/outputs.js";
 import { STATUS_MIME } from "../../src/contracts/outputs.js";
 import type { ExecuteOutcome } from "../../src/kernel/kernel.js";
-import type { PythonKernel } from "../../src/kernel/python-kernel.js";
+import type { PythonKernel } from "../../src/kernel/python/python-kernel.js";
 import { startKernel } from "../helpers/python.js";
 
 const HELPERS = [

@@ -1,22 +1,22 @@
 // `evalkit repl`: the interactive terminal front end — prompt, commands, cells, and a clean shutdown.
 import { realpathSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { CellLanguage } from "../contracts/cell-result.js";
-import { EvalkitError, isEvalkitError } from "../errors.js";
-import { createArtifactStore } from "../output/artifact-store.js";
-import { createPalette, shouldUseColor } from "../render/color.js";
-import type { InteractiveRenderOptions } from "../render/interactive-render.js";
-import { resolveEvalkitHome } from "../runtime/python-candidates.js";
-import { parseReplArgs, REPL_USAGE, type ReplArgs, replSandbox } from "./repl-args.js";
-import type { LastCellOutput } from "./repl-cell-output.js";
-import { parseReplCommand, REPL_HELP, renderMore } from "./repl-commands.js";
-import { HISTORY_LIMIT, loadHistory, resolveHistoryPath, saveHistory } from "./repl-history.js";
-import { detectImageProtocol, ImageOutput } from "./repl-images.js";
-import { type PythonDescription, ReplKernels } from "./repl-kernels.js";
-import { LineInput } from "./repl-line-input.js";
-import { formatPrompts, readCell } from "./repl-read-cell.js";
-import { runReplCell } from "./repl-run-cell.js";
-import { TerminalOutput } from "./repl-terminal.js";
+import type { CellLanguage } from "../../contracts/cell-result.js";
+import { EvalkitError, isEvalkitError } from "../../errors.js";
+import { createArtifactStore } from "../../output/artifact-store.js";
+import { createPalette, shouldUseColor } from "../../render/color.js";
+import type { InteractiveRenderOptions } from "../../render/interactive-render.js";
+import { resolveEvalkitHome } from "../../runtime/python-candidates.js";
+import { parseReplArgs, REPL_USAGE, type ReplArgs, replSandbox } from "./args.js";
+import type { LastCellOutput } from "./cell-output.js";
+import { parseReplCommand, REPL_HELP, renderMore } from "./commands.js";
+import { HISTORY_LIMIT, loadHistory, resolveHistoryPath, saveHistory } from "./history.js";
+import { detectImageProtocol, ImageOutput } from "./images.js";
+import { type PythonDescription, ReplKernels } from "./kernels.js";
+import { LineInput } from "./line-input.js";
+import { formatPrompts, readCell } from "./read-cell.js";
+import { runReplCell } from "./run-cell.js";
+import { TerminalOutput } from "./terminal.js";
 
 /** Runs the REPL until :quit / Ctrl-D / end of input; resolves to the exit status. */
 export async function runRepl(argv: string[]): Promise<number> {

@@ -1,6 +1,6 @@
 // The REPL's view of its terminal: writes that track the cursor column, and the spinner drawn over a blank line.
-import { formatSpinner, type InteractiveRenderOptions } from "../render/interactive-render.js";
-import { pluralize } from "../render/text-lines.js";
+import { formatSpinner, type InteractiveRenderOptions } from "../../render/interactive-render.js";
+import { pluralize } from "../../text/text-lines.js";
 
 /** A stream the REPL writes to (process.stdout, or a fake in tests). */
 export interface TerminalStream {

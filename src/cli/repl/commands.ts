@@ -1,10 +1,10 @@
 // The REPL's own commands (`:help`, `:js`, `:py`, `:restart`, `:quit`) and `%more`.
-import type { CellLanguage } from "../contracts/cell-result.js";
-import { parseArtifactId } from "../output/artifact-ids.js";
-import { createPalette } from "../render/color.js";
-import { type InteractiveRenderOptions, renderExpandedOutput } from "../render/interactive-render.js";
-import { truncationNotice } from "../render/notices.js";
-import type { LastCellOutput } from "./repl-cell-output.js";
+import type { CellLanguage } from "../../contracts/cell-result.js";
+import { parseArtifactId } from "../../output/artifact-ids.js";
+import { createPalette } from "../../render/color.js";
+import { type InteractiveRenderOptions, renderExpandedOutput } from "../../render/interactive-render.js";
+import { truncationNotice } from "../../render/notices.js";
+import type { LastCellOutput } from "./cell-output.js";
 
 export const REPL_HELP = `evalkit repl commands
   :py               switch to Python (the default)

@@ -1,9 +1,9 @@
 // The REPL at the keyboard: Tab completes from the kernel; interrupt words: Ctrl-C shows KeyboardInterrupt at the cell's line, --timeout says [timeout], an
 // ignored interrupt that escalates says [killed] (not [died]).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureBuilt } from "../helpers/build.js";
-import { TEST_PYTHON } from "../helpers/interpreters.js";
-import { killPanes, ReplPane } from "../helpers/repl-pane.js";
+import { ensureBuilt } from "../../helpers/build.js";
+import { TEST_PYTHON } from "../../helpers/interpreters.js";
+import { killPanes, ReplPane } from "../../helpers/repl-pane.js";
 
 describe("evalkit repl interrupts", () => {
   let repl: ReplPane;

@@ -1,11 +1,11 @@
 // Command line of `evalkit repl`: flags, validation and the usage text.
 import { parseArgs } from "node:util";
-import { EvalkitError } from "../errors.js";
-import type { ResolvedSandbox, ResourceLimits, SandboxSetting } from "../runtime/sandbox-types.js";
-import { splitCommandLine } from "../tool/launcher.js";
-import { resolveSandbox } from "../tool/tool-options.js";
-import { describeParseError, UsageError } from "./args.js";
-import { readSandboxArgs, SANDBOX_OPTIONS, sandboxUsage } from "./sandbox-args.js";
+import { EvalkitError } from "../../errors.js";
+import type { ResolvedSandbox, ResourceLimits, SandboxSetting } from "../../runtime/sandbox-types.js";
+import { splitCommandLine } from "../../tool/launcher.js";
+import { resolveSandbox } from "../../tool/tool-options.js";
+import { describeParseError, UsageError } from "../args.js";
+import { readSandboxArgs, SANDBOX_OPTIONS, sandboxUsage } from "../sandbox-args.js";
 
 export const REPL_USAGE = `usage: evalkit repl [options]
 

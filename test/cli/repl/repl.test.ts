@@ -3,10 +3,10 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-import { ensureBuilt } from "../helpers/build.js";
-import { DEBIAN_PYTHON, TEST_PYTHON as PYTHON } from "../helpers/interpreters.js";
-import { librarySkipReason, titleWithSkip } from "../helpers/libraries.js";
-import { EXIT_MARK, killPanes, ReplPane } from "../helpers/repl-pane.js";
+import { ensureBuilt } from "../../helpers/build.js";
+import { DEBIAN_PYTHON, TEST_PYTHON as PYTHON } from "../../helpers/interpreters.js";
+import { librarySkipReason, titleWithSkip } from "../../helpers/libraries.js";
+import { EXIT_MARK, killPanes, ReplPane } from "../../helpers/repl-pane.js";
 
 function isProcessAlive(pid: number): boolean {
   if (!existsSync(`/proc/${pid}`)) return false;

@@ -1,8 +1,8 @@
 // Reads one cell at the prompt: `In [n]:` then `...:` lines until the kernel's completeness check says run it.
-import type { CellLanguage } from "../contracts/cell-result.js";
-import { createPalette } from "../render/color.js";
-import type { Completeness } from "./repl-completeness.js";
-import type { LineInput } from "./repl-line-input.js";
+import type { CellLanguage } from "../../contracts/cell-result.js";
+import { createPalette } from "../../render/color.js";
+import type { Completeness } from "./completeness.js";
+import type { LineInput } from "./line-input.js";
 
 /** A whole cell, a REPL command line, Ctrl-C at the prompt, or the end of input. */
 export type CellRead = { kind: "code"; code: string } | { kind: "interrupt" } | { kind: "eof" };

@@ -3,17 +3,17 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { parseReplArgs } from "../../src/cli/repl-args.js";
-import { CellPrinter } from "../../src/cli/repl-cell-output.js";
-import { parseReplCommand, renderMore } from "../../src/cli/repl-commands.js";
-import { type Completeness, checkJsComplete } from "../../src/cli/repl-completeness.js";
-import { loadHistory, resolveHistoryPath, saveHistory } from "../../src/cli/repl-history.js";
-import { detectImageProtocol, encodeInlineImage, ImageOutput } from "../../src/cli/repl-images.js";
-import type { ReadLineOptions, ReadResult } from "../../src/cli/repl-line-input.js";
-import { formatPrompts, isReplCommand, readCell } from "../../src/cli/repl-read-cell.js";
-import { Spinner, TerminalOutput } from "../../src/cli/repl-terminal.js";
-import { isEvalkitError } from "../../src/errors.js";
-import { createArtifactStore } from "../../src/output/artifact-store.js";
+import { parseReplArgs } from "../../../src/cli/repl/args.js";
+import { CellPrinter } from "../../../src/cli/repl/cell-output.js";
+import { parseReplCommand, renderMore } from "../../../src/cli/repl/commands.js";
+import { type Completeness, checkJsComplete } from "../../../src/cli/repl/completeness.js";
+import { loadHistory, resolveHistoryPath, saveHistory } from "../../../src/cli/repl/history.js";
+import { detectImageProtocol, encodeInlineImage, ImageOutput } from "../../../src/cli/repl/images.js";
+import type { ReadLineOptions, ReadResult } from "../../../src/cli/repl/line-input.js";
+import { formatPrompts, isReplCommand, readCell } from "../../../src/cli/repl/read-cell.js";
+import { Spinner, TerminalOutput } from "../../../src/cli/repl/terminal.js";
+import { isEvalkitError } from "../../../src/errors.js";
+import { createArtifactStore } from "../../../src/output/artifact-store.js";
 
 // 1x1 transparent PNG.
 const PNG_BASE64 =

@@ -13,9 +13,9 @@ import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
-import type { ExecuteOutcome } from "../../src/kernel/kernel.js";
-import { probeSandbox } from "../../src/runtime/sandbox-probe.js";
-import { startKernel } from "../helpers/python.js";
+import type { ExecuteOutcome } from "../../../src/kernel/kernel.js";
+import { probeSandbox } from "../../../src/runtime/sandbox-probe.js";
+import { startKernel } from "../../helpers/python.js";
 
 const probe = await probeSandbox();
 const noSandbox = probe.ok ? "" : `bwrap cannot run here: ${probe.reason}`;
@@ -186,13 +186,13 @@ describe.skipIf(noSandbox !== "")(`the sandbox, from inside a cell ${noSandbox}`
       },
     );
     await expect(stuck).rejects.toMatchObject({ code: "KERNEL_DIED" });
-    const { findTaggedProcesses } = await import("../../src/kernel/process-tree.js");
+    const { findTaggedProcesses } = await import("../../../src/kernel/process-tree.js");
     await vi.waitFor(() => expect(findTaggedProcesses(text(tag).trim())).toEqual([]), { timeout: 5000 });
   });
 
   it("resolves a venv inside the cwd and imports from its site-packages", async () => {
     const cwd = dirIn("venv-project");
-    const python = (await import("../helpers/python.js")).TEST_PYTHON;
+    const python = (await import("../../helpers/python.js")).TEST_PYTHON;
     await new Promise<void>((resolve, reject) => {
       const child = spawn(python, ["-m", "venv", "--without-pip", join(cwd, ".venv")], { stdio: "ignore" });
       child.once("exit", (code) => (code === 0 ? resolve() : reject(new Error(`venv: exit ${code}`))));
@@ -218,7 +218,7 @@ describe.skipIf(noSandbox !== "")(`the sandbox, from inside a cell ${noSandbox}`
 describe.skipIf(noSandbox !== "")(`pip inside the sandbox ${noSandbox}`, () => {
   it("installs from local wheels into a venv inside the cwd, without network", async (ctx) => {
     const cwd = dirIn("pip-project");
-    const python = (await import("../helpers/python.js")).TEST_PYTHON;
+    const python = (await import("../../helpers/python.js")).TEST_PYTHON;
     const run = (command: string, args: string[]) =>
       new Promise<number | null>((resolve) => {
         const child = spawn(command, args, { stdio: "ignore", cwd });

@@ -4,9 +4,9 @@ import { execFileSync } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { PythonKernel } from "../../src/kernel/python-kernel.js";
-import { PYTHON_DIR } from "../../src/kernel/runner-bundle.js";
-import { findSupportedInterpreters, SUPPORTED_MINORS } from "../helpers/interpreters.js";
+import { PythonKernel } from "../../../src/kernel/python/python-kernel.js";
+import { PYTHON_DIR } from "../../../src/kernel/python/runner-bundle.js";
+import { findSupportedInterpreters, SUPPORTED_MINORS } from "../../helpers/interpreters.js";
 
 function pythonFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {

@@ -1,10 +1,10 @@
 // A runner that breaks the protocol gives a clear typed error, never a hang or a host crash.
 
 import { describe, expect, it } from "vitest";
-import { isEvalkitError } from "../../src/errors.js";
-import { PythonKernel } from "../../src/kernel/python-kernel.js";
+import { isEvalkitError } from "../../../src/errors.js";
+import { PythonKernel } from "../../../src/kernel/python/python-kernel.js";
 
-const FAKE = new URL("../fixtures/garbage-runner.sh", import.meta.url).pathname;
+const FAKE = new URL("../../fixtures/garbage-runner.sh", import.meta.url).pathname;
 
 function fakeKernel(mode: string, startTimeoutMs = 1500) {
   return new PythonKernel({

@@ -1,20 +1,20 @@
 // One cell's output in the REPL: live collapsed preview, Out[n], images, and the notices when the cell ends.
-import type { TruncationInfo } from "../contracts/cell-result.js";
-import type { KernelOutput, MimeBundle } from "../contracts/outputs.js";
-import { STATUS_MIME } from "../contracts/outputs.js";
-import type { ArtifactStore } from "../output/artifact-store.js";
-import { renderBundleText } from "../output/display-render.js";
-import { OutputSink } from "../output/output-sink.js";
-import { createPalette } from "../render/color.js";
+import type { TruncationInfo } from "../../contracts/cell-result.js";
+import type { KernelOutput, MimeBundle } from "../../contracts/outputs.js";
+import { STATUS_MIME } from "../../contracts/outputs.js";
+import type { ArtifactStore } from "../../output/artifact-store.js";
+import { renderBundleText } from "../../output/display-render.js";
+import { OutputSink } from "../../output/output-sink.js";
+import { createPalette } from "../../render/color.js";
 import {
   type InteractiveRenderOptions,
   LivePreview,
   renderCellEnd,
   renderImageSaved,
-} from "../render/interactive-render.js";
-import type { NoticeSource } from "../render/notices.js";
-import type { ImageOutput } from "./repl-images.js";
-import type { Spinner, TerminalOutput } from "./repl-terminal.js";
+} from "../../render/interactive-render.js";
+import type { NoticeSource } from "../../render/notices.js";
+import type { ImageOutput } from "./images.js";
+import type { Spinner, TerminalOutput } from "./terminal.js";
 
 /** What `%more` can show of the last cell. */
 export interface LastCellOutput {

@@ -3,27 +3,27 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { basename, join } from "node:path";
-import type { CellErrorInfo, KernelOutput } from "../contracts/outputs.js";
-import { EvalkitError } from "../errors.js";
-import { DisplayRetention } from "../output/display-retention.js";
-import { resolveEvalkitHome } from "../runtime/python-candidates.js";
-import { buildSandboxArgv } from "../runtime/sandbox-argv.js";
-import { requireSandbox } from "../runtime/sandbox-probe.js";
-import type { ResolvedSandbox, ResourceLimits } from "../runtime/sandbox-types.js";
-import type { ExecuteOptions, ExecuteOutcome, Kernel, KernelExit } from "./kernel.js";
-import { LineReader } from "./line-reader.js";
-import { signalGroup } from "./process-group.js";
-import { countOwnProcesses, KERNEL_TAG_NAME, killTaggedProcesses } from "./process-tree.js";
-import { buildRunnerBundle, loadBootstrap } from "./runner-bundle.js";
+import type { CellErrorInfo, KernelOutput } from "../../contracts/outputs.js";
+import { EvalkitError } from "../../errors.js";
+import { DisplayRetention } from "../../output/display-retention.js";
+import { resolveEvalkitHome } from "../../runtime/python-candidates.js";
+import { buildSandboxArgv } from "../../runtime/sandbox-argv.js";
+import { requireSandbox } from "../../runtime/sandbox-probe.js";
+import type { ResolvedSandbox, ResourceLimits } from "../../runtime/sandbox-types.js";
+import type { ExecuteOptions, ExecuteOutcome, Kernel, KernelExit } from "../kernel.js";
+import { LineReader } from "../line-reader.js";
+import { signalGroup } from "../process-group.js";
+import { countOwnProcesses, KERNEL_TAG_NAME, killTaggedProcesses } from "../process-tree.js";
 import {
   decodeRunnerFrame,
   encodeHostFrame,
   isPlainStreamLine,
   type ReadyFrame,
   type RunnerFrame,
-} from "./runner-frames.js";
-import { unwrapSandboxExit } from "./sandbox-exit.js";
-import { quoteForShell, shouldShellQuote } from "./shell-quote.js";
+} from "../runner-frames.js";
+import { unwrapSandboxExit } from "../sandbox-exit.js";
+import { quoteForShell, shouldShellQuote } from "../shell-quote.js";
+import { buildRunnerBundle, loadBootstrap } from "./runner-bundle.js";
 
 /** Options for {@link PythonKernel}. */
 export interface PythonKernelOptions {

@@ -1,8 +1,8 @@
 // A real runner executes cells and reports everything they did, in order.
 
 import { describe, expect, it } from "vitest";
-import type { KernelOutput } from "../../src/contracts/outputs.js";
-import { startKernel } from "../helpers/python.js";
+import type { KernelOutput } from "../../../src/contracts/outputs.js";
+import { startKernel } from "../../helpers/python.js";
 
 function streams(outputs: KernelOutput[], name: "stdout" | "stderr"): string {
   return outputs

@@ -1,11 +1,11 @@
 // Start-up, interrupts and shutdown of a real runner: state survives interrupts, nothing survives shutdown.
 
 import { describe, expect, it } from "vitest";
-import type { KernelOutput } from "../../src/contracts/outputs.js";
-import { isEvalkitError } from "../../src/errors.js";
-import { PythonKernel } from "../../src/kernel/python-kernel.js";
-import { findProcesses, isProcessAlive, waitFor } from "../helpers/processes.js";
-import { startKernel, TEST_PYTHON } from "../helpers/python.js";
+import type { KernelOutput } from "../../../src/contracts/outputs.js";
+import { isEvalkitError } from "../../../src/errors.js";
+import { PythonKernel } from "../../../src/kernel/python/python-kernel.js";
+import { findProcesses, isProcessAlive, waitFor } from "../../helpers/processes.js";
+import { startKernel, TEST_PYTHON } from "../../helpers/python.js";
 
 function stdoutOf(outputs: KernelOutput[]): string {
   return outputs.map((o) => (o.type === "stream" && o.name === "stdout" ? o.text : "")).join("");

@@ -1,7 +1,7 @@
 // Line input for the REPL: one readline interface for the whole session (history, typeahead, Ctrl-C, Ctrl-D).
 import { createInterface, type Interface } from "node:readline";
 import { Writable } from "node:stream";
-import type { TerminalOutput } from "./repl-terminal.js";
+import type { TerminalOutput } from "./terminal.js";
 
 /** What one read produced. */
 export type ReadResult = { kind: "line"; text: string } | { kind: "interrupt" } | { kind: "eof" };

@@ -3,9 +3,9 @@ import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { startKernel, TEST_PYTHON } from "../helpers/python.js";
+import { startKernel, TEST_PYTHON } from "../../helpers/python.js";
 
-const FIXTURES = new URL("../fixtures/", import.meta.url).pathname;
+const FIXTURES = new URL("../../fixtures/", import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), "evalkit-launcher-"));
 // A launcher named `ssh` gets its command shell-quoted, because real ssh re-parses it with a shell.
 const fakeSsh = join(dir, "ssh");

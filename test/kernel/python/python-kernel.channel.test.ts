@@ -1,9 +1,9 @@
 // Channel hygiene: whatever a cell writes, and however, the protocol stream stays intact and output is captured.
 
 import { describe, expect, it } from "vitest";
-import type { KernelOutput } from "../../src/contracts/outputs.js";
-import type { PythonKernel } from "../../src/kernel/python-kernel.js";
-import { startKernel } from "../helpers/python.js";
+import type { KernelOutput } from "../../../src/contracts/outputs.js";
+import type { PythonKernel } from "../../../src/kernel/python/python-kernel.js";
+import { startKernel } from "../../helpers/python.js";
 
 function text(outputs: KernelOutput[], name: "stdout" | "stderr" = "stdout"): string {
   return outputs.map((o) => (o.type === "stream" && o.name === name ? o.text : "")).join("");

@@ -1,13 +1,13 @@
 // The REPL's kernels: one retained Python kernel and one JS kernel (started on first use), restart and shutdown.
-import type { CellLanguage } from "../contracts/cell-result.js";
-import type { JsKernel } from "../kernel/js/js-kernel.js";
-import type { Kernel } from "../kernel/kernel.js";
-import { PythonKernel } from "../kernel/python-kernel.js";
-import { buildKernelEnv } from "../runtime/child-env.js";
-import { filterEnv } from "../runtime/env-filter.js";
-import { resolvePython } from "../runtime/resolve-python.js";
-import type { ResolvedSandbox, ResourceLimits } from "../runtime/sandbox-types.js";
-import { type Completeness, checkJsComplete } from "./repl-completeness.js";
+import type { CellLanguage } from "../../contracts/cell-result.js";
+import type { JsKernel } from "../../kernel/js/js-kernel.js";
+import type { Kernel } from "../../kernel/kernel.js";
+import { PythonKernel } from "../../kernel/python/python-kernel.js";
+import { buildKernelEnv } from "../../runtime/child-env.js";
+import { filterEnv } from "../../runtime/env-filter.js";
+import { resolvePython } from "../../runtime/resolve-python.js";
+import type { ResolvedSandbox, ResourceLimits } from "../../runtime/sandbox-types.js";
+import { type Completeness, checkJsComplete } from "./completeness.js";
 
 export interface ReplKernelConfig {
   python?: string;
@@ -80,7 +80,7 @@ export class ReplKernels {
     }
     if (this.js === undefined) {
       // Loaded on first use: most sessions never leave Python, and the worker source is not small.
-      const { JsKernel } = await import("../kernel/js/js-kernel.js");
+      const { JsKernel } = await import("../../kernel/js/js-kernel.js");
       this.js = new JsKernel({
         cwd: this.config.cwd,
         env: filterEnv(process.env),

@@ -1,13 +1,13 @@
 // Runs one REPL cell: live output, Ctrl-C/timeout interrupts, input() answered at the prompt, and how it ended.
-import type { CellLanguage, CellStatus } from "../contracts/cell-result.js";
-import { isEvalkitError } from "../errors.js";
-import type { ArtifactStore } from "../output/artifact-store.js";
-import type { InteractiveRenderOptions } from "../render/interactive-render.js";
-import { CellPrinter, type LastCellOutput } from "./repl-cell-output.js";
-import type { ImageOutput } from "./repl-images.js";
-import type { ReplKernels } from "./repl-kernels.js";
-import type { LineInput, ReadResult } from "./repl-line-input.js";
-import { Spinner, type TerminalOutput } from "./repl-terminal.js";
+import type { CellLanguage, CellStatus } from "../../contracts/cell-result.js";
+import { isEvalkitError } from "../../errors.js";
+import type { ArtifactStore } from "../../output/artifact-store.js";
+import type { InteractiveRenderOptions } from "../../render/interactive-render.js";
+import { CellPrinter, type LastCellOutput } from "./cell-output.js";
+import type { ImageOutput } from "./images.js";
+import type { ReplKernels } from "./kernels.js";
+import type { LineInput, ReadResult } from "./line-input.js";
+import { Spinner, type TerminalOutput } from "./terminal.js";
 
 export interface CellRunContext {
   kernels: ReplKernels;

@@ -1,6 +1,6 @@
 // Tab completion through a real kernel: the `complete` frame answers from the live namespace, idle or not.
 import { describe, expect, it } from "vitest";
-import { startKernel } from "../helpers/python.js";
+import { startKernel } from "../../helpers/python.js";
 
 describe("PythonKernel.complete", () => {
   it("completes names, attributes, dict keys and magics from the live namespace", async () => {

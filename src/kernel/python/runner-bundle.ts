@@ -3,7 +3,7 @@
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { packagePath } from "../runtime/package-root.js";
+import { packagePath } from "../../runtime/package-root.js";
 
 /** The package's python/ folder, both from src/ (tests) and the dist/ bundle (installed). */
 export const PYTHON_DIR = packagePath("python");
