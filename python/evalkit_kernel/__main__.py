@@ -1,5 +1,5 @@
 """`python -m evalkit_kernel`: run the runner from an installed or checked-out package."""
 
-from .main import main
+from .core.main import main
 
 main()

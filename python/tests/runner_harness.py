@@ -25,7 +25,7 @@ def build_bundle(config=None):
             else:
                 modules[rel + "." + name[:-3]] = source
     payload = json.dumps(
-        {"modules": modules, "packages": packages, "entry": "evalkit_kernel.main", "config": config or {}}
+        {"modules": modules, "packages": packages, "entry": "evalkit_kernel.core.main", "config": config or {}}
     ).encode("utf-8")
     return b"EVALKIT %d\n" % len(payload) + payload
 

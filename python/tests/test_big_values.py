@@ -6,8 +6,8 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from evalkit_kernel import big_values  # noqa: E402
-from evalkit_kernel.protocol import encode_frame  # noqa: E402
+from evalkit_kernel.core import big_values  # noqa: E402
+from evalkit_kernel.core.protocol import encode_frame  # noqa: E402
 
 
 class BigValuesTest(unittest.TestCase):

@@ -7,7 +7,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from evalkit_kernel.capture import CHUNK_CHARS, StreamRouter  # noqa: E402
+from evalkit_kernel.capture.streams import CHUNK_CHARS, StreamRouter  # noqa: E402
 
 
 class Cell(object):

@@ -8,7 +8,7 @@ import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from evalkit_kernel.completion import complete  # noqa: E402
+from evalkit_kernel.core.completion import complete  # noqa: E402
 
 
 class Thing(object):

@@ -10,7 +10,12 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from evalkit_kernel import display, display_format, display_tables, hooks, import_hooks, state  # noqa: E402
+from evalkit_kernel.display import publish as display  # noqa: E402
+from evalkit_kernel.display import formatting as display_format  # noqa: E402
+from evalkit_kernel.display import tables as display_tables  # noqa: E402
+from evalkit_kernel.core import hooks  # noqa: E402
+from evalkit_kernel.core import import_hooks  # noqa: E402
+from evalkit_kernel.core import state  # noqa: E402
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 8
 
@@ -224,7 +229,7 @@ class InstallTest(unittest.TestCase):
             display.install()
             self.assertEqual(os.environ["MPLBACKEND"], "Agg")
             self.assertIs(hooks._result_formatter, display.format_result)
-            self.assertIn(display.display_mpl.flush_figures, hooks.post_execute)
+            self.assertIn(display.mpl.flush_figures, hooks.post_execute)
             namespace = {}
             hooks.install_namespace(namespace)
             for name in ("display", "update_display", "clear_output", "HTML", "Markdown", "Image", "JSON"):

@@ -9,8 +9,9 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from evalkit_kernel import display_format, display_formatters  # noqa: E402
-from evalkit_kernel.display_pretty import pretty  # noqa: E402
+from evalkit_kernel.display import formatting as display_format  # noqa: E402
+from evalkit_kernel.display import formatters as display_formatters  # noqa: E402
+from evalkit_kernel.display.pretty import pretty  # noqa: E402
 
 
 class Plain(object):

@@ -8,7 +8,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from evalkit_kernel import import_hooks  # noqa: E402
+from evalkit_kernel.core import import_hooks  # noqa: E402
 
 
 class WhenImportedTest(unittest.TestCase):

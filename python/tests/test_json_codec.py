@@ -8,7 +8,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from evalkit_kernel import json_codec  # noqa: E402
+from evalkit_kernel.core import json_codec  # noqa: E402
 
 STRINGS = ["", "a", "quote \" and \\ slash", "\n\t\r\x00\x1f", "caf\u00e9 \u2603 \U0001f600", "\ud800 lone", "</script>"]
 

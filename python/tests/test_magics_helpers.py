@@ -91,17 +91,17 @@ class Streaming(unittest.TestCase):
 
 class Namespaces(unittest.TestCase):
     def test_user_names_exclude_private_session_and_evalkit_names(self):
-        from evalkit_kernel import hooks
+        from evalkit_kernel.core import hooks
 
         hooks.reserved_names.add("helper_x")
         fake_evalkit = types.FunctionType((lambda: 0).__code__, {})
-        fake_evalkit.__module__ = "evalkit_kernel.prelude"
+        fake_evalkit.__module__ = "evalkit_kernel.prelude.api"
         ns = {"a": 1, "_b": 2, "In": [], "Out": {}, "helper_x": 3, "tool": fake_evalkit, "os": os, "__name__": "m"}
         self.assertEqual(namespace_magics.user_names(ns), ["a", "os"])
         self.assertEqual(namespace_magics.user_names(ns, ("int",)), ["a"])
 
     def test_reset_keeps_dunders_history_and_evalkit_names(self):
-        from evalkit_kernel import hooks
+        from evalkit_kernel.core import hooks
 
         hooks.reserved_names.add("helper_x")
         ns = {"a": 1, "_b": 2, "_3": 3, "In": [], "Out": {}, "helper_x": 3, "__name__": "m", "__builtins__": {}}

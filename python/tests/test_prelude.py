@@ -96,23 +96,23 @@ class NamespaceTests(PreludeCase):
     def test_every_helper_is_in_the_namespace_and_reserved(self):
         names = self.runner.value("sorted(n for n in %r if n in globals())" % HELPERS)
         self.assertEqual(names, HELPERS)
-        self.assertEqual(self.runner.value("sorted(__import__('evalkit_kernel.prelude').prelude.__all__)"), HELPERS)
-        reserved = self.runner.value("sorted(__import__('evalkit_kernel.hooks').hooks.reserved_names & set(%r))"
+        self.assertEqual(self.runner.value("sorted(__import__('sys').modules['evalkit_kernel.prelude.api'].__all__)"), HELPERS)
+        reserved = self.runner.value("sorted(__import__('evalkit_kernel.core.hooks').core.hooks.reserved_names & set(%r))"
                                      % HELPERS)
         self.assertEqual(reserved, HELPERS)
 
     def test_display_is_the_display_modules_object(self):
-        self.assertTrue(self.runner.value("display is __import__('evalkit_kernel.display').display.display"))
+        self.assertTrue(self.runner.value("display is __import__('sys').modules['evalkit_kernel.display.publish'].display"))
 
     def test_reinstalling_the_namespace_restores_rebound_and_deleted_helpers(self):
         self.run_ok("read = 5\ndel write\ndel parallel")
-        self.run_ok("from evalkit_kernel import hooks as _h, state as _s\n_h.install_namespace(_s.user_namespace())")
+        self.run_ok("from evalkit_kernel.core import hooks as _h; from evalkit_kernel.core import state as _s\n_h.install_namespace(_s.user_namespace())")
         self.assertEqual(self.runner.value("[callable(read), callable(write), callable(parallel)]"), [True] * 3)
 
     def test_install_is_idempotent(self):
         count = self.runner.value(
             "(lambda p, h: (p.install(), p.install(), sum(f is p.install_names for f in h.namespace_installers))[-1])"
-            "(__import__('evalkit_kernel.prelude').prelude, __import__('evalkit_kernel.hooks').hooks)"
+            "(__import__('evalkit_kernel.prelude.api').prelude.api, __import__('evalkit_kernel.core.hooks').core.hooks)"
         )
         self.assertEqual(count, 1)
 

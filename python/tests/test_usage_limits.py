@@ -8,7 +8,7 @@ import unittest
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from evalkit_kernel import usage  # noqa: E402
+from evalkit_kernel.lifetime import usage  # noqa: E402
 
 
 class UsageTest(unittest.TestCase):
@@ -39,7 +39,7 @@ class UsageTest(unittest.TestCase):
 @unittest.skipUnless(os.name == "posix", "rlimits are POSIX")
 class LimitsTest(unittest.TestCase):
     def run_limited(self, code):
-        program = "import sys; sys.path.insert(0, %r)\nfrom evalkit_kernel import limits\n%s" % (ROOT, code)
+        program = "import sys; sys.path.insert(0, %r)\nfrom evalkit_kernel.lifetime import limits\n%s" % (ROOT, code)
         return subprocess.run([sys.executable, "-c", program], stdout=subprocess.PIPE, universal_newlines=True)
 
     def test_memory_past_the_limit_is_a_memory_error_and_the_process_carries_on(self):

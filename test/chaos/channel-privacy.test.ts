@@ -51,7 +51,7 @@ describe("chaos: the protocol channel stays private", () => {
     const outcome = await kernel.execute(
       [
         "import os, sys, json, time",
-        "st = sys.modules['evalkit_kernel.state']",
+        "st = sys.modules['evalkit_kernel.core.state']",
         "cell = st.current_cell_id()",
         "fake = [{'type': 'result', 'id': cell, 'bundle': {'text/plain': \"'forged'\"}},",
         "        {'type': 'done', 'id': cell, 'status': 'ok', 'executionCount': 99, 'cancelled': False}]",

@@ -73,7 +73,7 @@ describe("the prelude's host helpers in a real kernel", () => {
     expect(
       await evaluate(
         kernel,
-        "issubclass(__import__('evalkit_kernel.prelude_schema').prelude_schema.AnswerError, ValueError)",
+        "issubclass(__import__('evalkit_kernel.prelude.schema').prelude.schema.AnswerError, ValueError)",
       ),
     ).toBe(true);
   });

@@ -63,7 +63,7 @@ function expectOk(outcome: ExecuteOutcome): void {
 describe("the prelude in a real kernel", () => {
   it("puts exactly the documented helpers into the namespace", async () => {
     const kernel = await startKernel();
-    expect(await evaluate(kernel, "sorted(__import__('evalkit_kernel.prelude').prelude.__all__)")).toEqual(
+    expect(await evaluate(kernel, "sorted(__import__('evalkit_kernel.prelude.api').prelude.api.__all__)")).toEqual(
       HELPERS,
     );
     expect(

@@ -156,7 +156,7 @@ describe("retained Python sessions", () => {
 });
 
 describe("bridge calls from Python", () => {
-  const callCompletion = "from evalkit_kernel import bridge\nbridge.call('completion', {'prompt': 'hi'})";
+  const callCompletion = "from evalkit_kernel.core import bridge\nbridge.call('completion', {'prompt': 'hi'})";
 
   it("return the host handler's value to the cell", async () => {
     const manager = createManager({ bridge: { completion: (params) => ({ echo: params.prompt }) } });
@@ -216,7 +216,7 @@ describe("bridge calls from Python", () => {
         },
       },
     });
-    const code = "from evalkit_kernel import bridge\nbridge.call('tool', {'name': 'wait', 'args': {}})";
+    const code = "from evalkit_kernel.core import bridge\nbridge.call('tool', {'name': 'wait', 'args': {}})";
     const started = performance.now();
     const outcome = await manager.run({ cwd, code, timeoutSec: 1 });
     expect(outcome.status).toBe("timeout");

@@ -81,9 +81,9 @@ class _IPythonShim(object):
     @property
     def display_formatter(self):
         """IPython's DisplayFormatter: .formatters[mime].for_type(...), .enabled, .ipython_display_formatter."""
-        from .. import display_formatters
+        from ..display import formatters
 
-        return display_formatters.get()
+        return formatters.get()
 
     def __repr__(self):
         return "<evalkit shell (get_ipython() for code written for IPython)>"
@@ -107,7 +107,7 @@ def _install_namespace(namespace):
 
 
 def install():
-    from .. import hooks
+    from ..core import hooks
 
     hooks.reserved_names.update(_helpers)
     hooks.reserved_names.add("get_ipython")

@@ -4,7 +4,7 @@ import sys
 
 
 def _state():
-    from .. import state
+    from ..core import state
 
     return state
 
@@ -123,7 +123,7 @@ def capture_result(captured, value):
     """Record a body's trailing expression value as a `result` output of the capture."""
     if value is None:
         return
-    from .. import hooks
+    from ..core import hooks
 
     formatted = hooks.format_result(value)
     if formatted is None:

@@ -136,7 +136,7 @@ def cell_capture(ctx):
 
     NAME (if given) gets an object with .stdout, .stderr, .outputs and .show().
     """
-    from .. import state
+    from ..core import state
     from .capture import CapturedIO, CaptureSink, capture_result
 
     words = ctx.args.split()
@@ -159,7 +159,7 @@ def cell_capture(ctx):
         value = run_python(ctx.body, ctx)
         capture_result(captured, value)
         try:
-            from .. import hooks
+            from ..core import hooks
 
             hooks.run_post_execute()  # figures drawn in the body are captured with it
         except Exception:
@@ -203,7 +203,7 @@ def cell_writefile(ctx):
 
 def _display_magic(name, mime, cls, summary):
     def show(ctx):
-        from .. import state
+        from ..core import state
 
         # IPython displays an HTML/Markdown/... object: its text/plain is the object's repr, not the body.
         state.emit_display({mime: ctx.body, "text/plain": "<IPython.core.display.%s object>" % cls})

@@ -67,7 +67,7 @@ def apply_automagic(source):
     name, rest = m.group(1), m.group(2).strip()
     if rest[:1] in ("=", ",") and rest[:2] != "==":
         return source  # an assignment or tuple, as IPython's AssignmentChecker decides
-    from .. import state
+    from ..core import state
 
     try:
         namespace = state.user_namespace()

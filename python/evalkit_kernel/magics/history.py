@@ -98,7 +98,7 @@ def print_history(args, ns):
                 text = "\n... ".join(text.splitlines()) + "\n..."
         lines.append(prefix + text)
         if opts["o"] and number in outputs:
-            from ..display_format import plain_text
+            from ..display.formatting import plain_text
 
             lines.append(plain_text(outputs[number]) or "")
     report = "\n".join(lines) + ("\n" if lines else "")

@@ -22,7 +22,7 @@ def split_args(text):
 
 def _emit_status(op, **fields):
     try:
-        from .. import state
+        from ..core import state
 
         if state.writer is not None and state.current_cell_id() is not None:
             state.emit_status(op, **fields)

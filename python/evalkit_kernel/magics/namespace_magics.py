@@ -10,7 +10,7 @@ _HIDDEN = frozenset(["In", "Out", "exit", "quit", "get_ipython"])
 
 def _reserved():
     try:
-        from .. import hooks
+        from ..core import hooks
 
         return hooks.reserved_names
     except Exception:
@@ -114,7 +114,7 @@ def reset_namespace(ns, predicate=None):
 
 def _reinstall(ns):
     try:
-        from .. import hooks
+        from ..core import hooks
 
         hooks.install_namespace(ns)
     except Exception as exc:

@@ -163,9 +163,9 @@ def magic_automagic(ctx):
 @line_magic("pprint", expand_args=False, summary="toggle pretty printing of results")
 def magic_pprint(ctx):
     """%pprint: switch results between the pretty printer and plain repr()."""
-    from .. import display_formatters
+    from ..display import formatters
 
-    text = display_formatters.get().formatters["text/plain"]
+    text = formatters.get().formatters["text/plain"]
     text.pprint = not text.pprint
     print("Pretty printing has been turned %s" % ("ON" if text.pprint else "OFF"))
 
@@ -176,9 +176,9 @@ def magic_precision(ctx):
 
     numpy's print precision follows, as in IPython.
     """
-    from .. import display_formatters
+    from ..display import formatters
 
-    text = display_formatters.get().formatters["text/plain"]
+    text = formatters.get().formatters["text/plain"]
     spec = ctx.args.strip()
     if not spec:
         fmt, digits = None, 8
@@ -195,7 +195,7 @@ def magic_precision(ctx):
         raise UsageError("Precision must be int or format string, not %r" % spec)
     if fmt is None:
         text.type_printers.pop(float, None)
-        from ..display_pretty_types import repr_pprint
+        from ..display.pretty_types import repr_pprint
 
         text.type_printers[float] = repr_pprint
     else:

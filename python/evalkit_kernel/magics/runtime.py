@@ -63,7 +63,7 @@ def _load_magics():
 
 def user_namespace():
     try:
-        from .. import state
+        from ..core import state
 
         if state.main_module is not None:
             return state.user_namespace()
@@ -176,7 +176,7 @@ def compile_python(source, ctx, want_value=True):
     """Compile now (so %time measures only the run); returns a function that runs the code."""
     import ast
 
-    from .. import hooks
+    from ..core import hooks
 
     source = hooks.transform_source(source)
     padded = "\n" * ctx.body_line + source

@@ -85,7 +85,7 @@ def shell_argv(command):
 
 def _state():
     try:
-        from .. import state
+        from ..core import state
 
         if state.writer is not None:
             return state

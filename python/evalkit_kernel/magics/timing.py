@@ -33,7 +33,7 @@ def format_time(seconds, precision=3):
 
 def _emit_status(op, **fields):
     try:
-        from .. import state
+        from ..core import state
 
         if state.writer is not None and state.current_cell_id() is not None:
             state.emit_status(op, **fields)
@@ -144,7 +144,7 @@ def _parse_timeit(args):
 def timeit_run(stmt, setup, options, ctx):
     import timeit
 
-    from .. import hooks
+    from ..core import hooks
 
     ns = ctx.globals if ctx.locals is ctx.globals else dict(ctx.globals, **ctx.locals)
     stmt = hooks.transform_source(stmt)

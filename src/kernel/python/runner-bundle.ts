@@ -49,7 +49,7 @@ export function buildRunnerBundle(config: Record<string, unknown> = {}): Buffer 
     const sources: RunnerSources = { modules: {}, packages: [], hashes: {} };
     collectModules(join(PYTHON_DIR, "evalkit_kernel"), "evalkit_kernel", sources);
     // Serialised once: only `config` differs between kernels.
-    cachedSourcesJson = JSON.stringify({ ...sources, entry: "evalkit_kernel.main" }).slice(0, -1);
+    cachedSourcesJson = JSON.stringify({ ...sources, entry: "evalkit_kernel.core.main" }).slice(0, -1);
   }
   const payload = Buffer.from(`${cachedSourcesJson},"config":${JSON.stringify(config)}}`, "utf8");
   return Buffer.concat([Buffer.from(`EVALKIT ${payload.length}\n`, "ascii"), payload]);

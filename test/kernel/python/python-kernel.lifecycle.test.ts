@@ -92,7 +92,7 @@ describe("PythonKernel lifecycle", () => {
   it("lets a child forked by a cell print into the cell but never serve a later cell", async () => {
     const kernel = await startKernel();
     const forked = await kernel.execute(
-      "import os\nrunner = os.getpid()\npid = os.fork()\nprint('in child' if pid == 0 else 'in parent')\nif pid:\n    os.waitpid(pid, 0)",
+      "import os, sys\nrunner = os.getpid()\npid = os.fork()\nsys.stdout.write('in child\\n' if pid == 0 else 'in parent\\n')\nif pid:\n    os.waitpid(pid, 0)",
     );
     expect(forked.status).toBe("ok");
     expect(stdoutOf(forked.outputs).split("\n").sort()).toEqual(["", "in child", "in parent"]);

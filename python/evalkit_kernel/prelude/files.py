@@ -2,7 +2,7 @@
 
 import os
 
-from . import state
+from ..core import state
 
 ARTIFACT_PREFIX = "artifact://"
 ARTIFACT_SUFFIX = ".out"

@@ -3,7 +3,9 @@
 import _ast as ast  # the C module: `ast` would import enum (~2 ms of start-up) for nothing we use
 import sys
 
-from . import hooks, import_hooks, state
+from . import hooks
+from . import import_hooks
+from . import state
 
 _TOP_LEVEL_AWAIT = getattr(ast, "PyCF_ALLOW_TOP_LEVEL_AWAIT", 0)
 _CO_COROUTINE = 0x0080

@@ -4,9 +4,10 @@ Only this module and prelude_tool load at start-up; each helper imports its impl
 because the runner compiles its modules from source at every start and cold start is a budget.
 """
 
-from . import hooks, state
-from .display import display
-from .prelude_tool import tool
+from ..core import hooks
+from ..core import state
+from ..display.publish import display
+from .tool import tool
 
 # Exactly what the tool description tells the model; injected into the namespace, kept by %reset.
 __all__ = [
@@ -29,21 +30,21 @@ _installed = [False]
 
 def env(key=None, value=None):
     """env() -> dict copy of os.environ; env(key) -> value or None; env(key, value) sets it and returns value."""
-    from .prelude_files import env as impl
+    from .files import env as impl
 
     return impl(key, value)
 
 
 def read(path, offset=1, limit=None):
     """The UTF-8 text of a file from line `offset` (1-based), at most `limit` lines; line endings kept."""
-    from .prelude_files import read as impl
+    from .files import read as impl
 
     return impl(path, offset, limit)
 
 
 def write(path, content):
     """Write str (UTF-8) or bytes to `path`, creating parent folders; returns the path."""
-    from .prelude_files import write as impl
+    from .files import write as impl
 
     return impl(path, content)
 
@@ -51,14 +52,14 @@ def write(path, content):
 def output(*ids, format="raw", query=None, offset=None, limit=None):
     """Stored full outputs by id ('artifact://<id>' or '<id>'): format 'raw', 'stripped' (no ANSI) or 'json';
     `query` keeps lines containing it; `offset`/`limit` page through lines (1-based). No ids: list them."""
-    from .prelude_files import output as impl
+    from .files import output as impl
 
     return impl(*ids, format=format, query=query, offset=offset, limit=limit)
 
 
 def completion(prompt, *, model=None, system=None, schema=None):
     """One model completion from the host: its text, or JSON data checked against `schema` when given."""
-    from .prelude_host import completion as impl
+    from .host import completion as impl
 
     return impl(prompt, model=model, system=system, schema=schema)
 
@@ -66,7 +67,7 @@ def completion(prompt, *, model=None, system=None, schema=None):
 def agent(prompt, *, agent=None, model=None, label=None, schema=None, handle=False):
     """Run a sub-agent on the host: its final text; parsed data with `schema`; with handle=True a dict
     {text, output, handle, id, agent[, data]}."""
-    from .prelude_host import agent as impl
+    from .host import agent as impl
 
     return impl(prompt, agent=agent, model=model, label=label, schema=schema, handle=handle)
 
@@ -74,14 +75,14 @@ def agent(prompt, *, agent=None, model=None, label=None, schema=None, handle=Fal
 def parallel(thunks, *, workers=None):
     """Run zero-argument callables concurrently (up to 8 threads); results in input order. The lowest-index
     exception is raised. `parallel(...)` and `await parallel(...)` both give the list."""
-    from .prelude_parallel import parallel as impl
+    from .parallel import parallel as impl
 
     return impl(thunks, workers)
 
 
 def pipeline(items, *stages, workers=None):
     """Pass each item through every stage; each stage runs as one parallel() wave over all items."""
-    from .prelude_parallel import pipeline as impl
+    from .parallel import pipeline as impl
 
     return impl(items, *stages, workers=workers)
 

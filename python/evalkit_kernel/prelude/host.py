@@ -2,9 +2,10 @@
 
 import time
 
-from . import bridge, state
-from .prelude_parallel import owner_cell
-from .prelude_schema import check_data, check_schema_argument, parse_answer
+from ..core import bridge
+from ..core import state
+from .parallel import owner_cell
+from .schema import check_data, check_schema_argument, parse_answer
 
 
 class BridgeError(bridge.HostError):

@@ -3,7 +3,7 @@
 import threading
 import time
 
-from . import state
+from ..core import state
 
 DEFAULT_WORKERS = 8
 _POLL_SECONDS = 0.25  # the waiting thread wakes this often so an interrupt lands on every platform

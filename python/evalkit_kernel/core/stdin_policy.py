@@ -4,7 +4,8 @@ import builtins
 import io
 import sys
 
-from . import import_hooks, state
+from . import import_hooks
+from . import state
 
 
 def _input(prompt=""):

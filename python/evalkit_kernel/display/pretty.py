@@ -108,7 +108,7 @@ class PrettyPrinter(object):
 
     def __init__(self, max_width=MAX_WIDTH, max_seq_length=MAX_SEQ_LENGTH, type_printers=None,
                  deferred_printers=None, singleton_printers=None):
-        from . import display_pretty_types as types_
+        from . import pretty_types as types_
 
         self.output = []
         self.max_width = max_width
@@ -226,7 +226,7 @@ class PrettyPrinter(object):
 
     # -- dispatch ------------------------------------------------------------------------------------
     def pretty(self, obj):
-        from . import display_pretty_types as types_
+        from . import pretty_types as types_
 
         obj_id = id(obj)
         cycle = obj_id in self.stack

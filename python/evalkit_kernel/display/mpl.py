@@ -2,7 +2,8 @@
 
 import sys
 
-from . import display_format, import_hooks
+from . import formatting
+from ..core import import_hooks
 
 # Backends that draw off-screen: only then do figures become displays (a GUI backend the user chose keeps
 # its windows and its own show()).
@@ -66,10 +67,10 @@ def flush_figures():
             return
         for fig in _open_figures(plt):
             try:
-                from . import display_libs
+                from . import libraries
 
-                if not display_format.was_displayed(fig) and not display_libs.figure_is_empty(fig):
-                    data, metadata = display_libs.figure_bundle(fig)
+                if not formatting.was_displayed(fig) and not libraries.figure_is_empty(fig):
+                    data, metadata = libraries.figure_bundle(fig)
                     if _publish is not None:
                         _publish(data, metadata)
             except Exception as exc:
@@ -77,4 +78,4 @@ def flush_figures():
             finally:
                 plt.close(fig)
     finally:
-        display_format.forget_displayed()
+        formatting.forget_displayed()

@@ -7,7 +7,7 @@ import binascii
 import sys
 import weakref
 
-from . import json_codec
+from ..core import json_codec
 
 # The individual repr methods, in IPython's order; text/plain always comes from repr().
 REPR_METHODS = (
@@ -245,9 +245,9 @@ def format_object(obj, include=None, exclude=None):
     kind = library_kind(obj)
     library = None
     if kind is not None:
-        from . import display_libs
+        from . import libraries
 
-        library = display_libs.format_library_object(obj, kind)
+        library = libraries.format_library_object(obj, kind)
     if library is not None:
         lib_data, lib_md = library
         for mime, value in lib_data.items():
@@ -272,7 +272,7 @@ def format_object(obj, include=None, exclude=None):
 
 def active_formatters():
     """get_ipython().display_formatter once a cell has asked for it, else None (no import either way)."""
-    module = sys.modules.get(__name__.rpartition(".")[0] + ".display_formatters")
+    module = sys.modules.get(__name__.rpartition(".")[0] + ".formatters")
     return module.active() if module is not None else None
 
 
@@ -307,7 +307,7 @@ def plain_text(obj):
         if formatters is not None:
             text = formatters.formatters.get("text/plain")
             return text(obj) if text is not None else None
-        from .display_pretty import pretty
+        from .pretty import pretty
 
         return pretty(obj)
     except Exception as exc:

@@ -4,7 +4,8 @@ Nothing here is created until a cell asks for the display formatter; until then 
 default tables directly, so a kernel that never registers a printer pays nothing.
 """
 
-from . import display_pretty, display_pretty_types
+from . import pretty
+from . import pretty_types
 
 _MIME_METHODS = (
     ("text/html", "_repr_html_"),
@@ -64,7 +65,7 @@ class BaseFormatter(object):
             found = self.deferred_printers.get(_split_name(typ))
         else:
             found = None
-            for cls in display_pretty_types.get_mro(typ):
+            for cls in pretty_types.get_mro(typ):
                 if cls in self.type_printers:
                     found = self.type_printers[cls]
                     break
@@ -112,7 +113,7 @@ class BaseFormatter(object):
         if printer is not None:
             return printer(obj)
         if self.print_method and not isinstance(obj, type):
-            method = display_pretty_types.safe_getattr(obj, self.print_method, None)
+            method = pretty_types.safe_getattr(obj, self.print_method, None)
             if callable(method):
                 return method()
         return None
@@ -124,18 +125,18 @@ class PlainTextFormatter(BaseFormatter):
     def __init__(self):
         BaseFormatter.__init__(self, "text/plain")
         self.pprint = True
-        self.max_width = display_pretty.MAX_WIDTH
-        self.max_seq_length = display_pretty.MAX_SEQ_LENGTH
-        self.type_printers = dict(display_pretty_types.TYPE_PRINTERS)
-        self.deferred_printers = dict(display_pretty_types.DEFERRED_PRINTERS)
-        self.singleton_printers = display_pretty_types.singleton_printers()
+        self.max_width = pretty.MAX_WIDTH
+        self.max_seq_length = pretty.MAX_SEQ_LENGTH
+        self.type_printers = dict(pretty_types.TYPE_PRINTERS)
+        self.deferred_printers = dict(pretty_types.DEFERRED_PRINTERS)
+        self.singleton_printers = pretty_types.singleton_printers()
 
     def __call__(self, obj):
         if not self.enabled:
             return None
         if not self.pprint:
             return repr(obj)
-        return display_pretty.pretty(
+        return pretty.pretty(
             obj, self.max_width, self.max_seq_length, type_printers=self.type_printers,
             deferred_printers=self.deferred_printers, singleton_printers=self.singleton_printers,
         )
@@ -156,7 +157,7 @@ class IPythonDisplayFormatter(BaseFormatter):
             return True
         if isinstance(obj, type):
             return False
-        method = display_pretty_types.safe_getattr(obj, "_ipython_display_", None)
+        method = pretty_types.safe_getattr(obj, "_ipython_display_", None)
         if callable(method):
             method()
             return True
@@ -180,11 +181,11 @@ class DisplayFormatter(object):
 
     def format(self, obj, include=None, exclude=None):
         """(data, metadata) as display() would publish them; ({}, {}) when obj displayed itself."""
-        from . import display_format
+        from . import formatting
 
         if self.ipython_display_formatter(obj):
             return {}, {}
-        formatted = display_format.format_object(obj, include=include, exclude=exclude)
+        formatted = formatting.format_object(obj, include=include, exclude=exclude)
         return formatted if formatted is not None else ({}, {})
 
 

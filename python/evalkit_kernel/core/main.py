@@ -7,14 +7,24 @@ import sys
 import threading
 import types
 
-from . import PROTOCOL_VERSION, bridge, fork_guard, guard, hooks, limits, process_tree, reaper, state, stdin_policy, usage
-from .channel_fds import move_high, reset_blocking
-from .capture import FdCapture, StreamRouter, enlarge_pipe, install_streams, restore_streams
+from .. import PROTOCOL_VERSION
+from . import bridge
+from ..lifetime import fork_guard
+from ..lifetime import guard
+from . import hooks
+from ..lifetime import limits
+from ..lifetime import process_tree
+from ..lifetime import reaper
+from . import state
+from . import stdin_policy
+from ..lifetime import usage
+from ..capture.channel_fds import move_high, reset_blocking
+from ..capture.streams import FdCapture, StreamRouter, enlarge_pipe, install_streams, restore_streams
 from .executor import Executor
 from .protocol import FrameReader, FrameWriter, RequestChannel
 from .threads import start_daemon
 
-OPTIONAL_MODULES = ("display", "magics", "prelude")
+OPTIONAL_MODULES = ("display.publish", "magics", "prelude.api")
 
 def main(config=None):
     config = config or {}

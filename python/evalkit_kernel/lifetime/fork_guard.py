@@ -11,7 +11,7 @@ import os
 import sys
 import threading
 
-from . import state
+from ..core import state
 
 _runner_pid = os.getpid()
 

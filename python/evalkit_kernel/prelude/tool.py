@@ -50,7 +50,7 @@ class ToolCall(object):
         for key in merged:
             if not isinstance(key, str):
                 raise TypeError("%s argument names must be str (got %r)" % (helper, key))
-        from .prelude_host import call_host
+        from .host import call_host
 
         return call_host(helper, "tool", {"name": self.name, "args": merged}, {"name": self.name})
 

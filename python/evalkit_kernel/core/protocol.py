@@ -6,7 +6,7 @@ import os
 import threading
 
 from .big_values import LINE_GUARD, replacement
-from .channel_fds import private_pipe
+from ..capture.channel_fds import private_pipe
 from .json_codec import dumps as _encode_fast
 from .json_codec import loads as _decode
 

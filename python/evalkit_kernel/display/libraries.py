@@ -11,7 +11,7 @@ def format_library_object(obj, kind):
     try:
         return _FORMATTERS[kind](obj)
     except Exception as exc:
-        from .display_format import warn
+        from .formatting import warn
 
         warn("could not render %s as rich output (%s: %s); showing its repr" % (kind, type(exc).__name__, exc))
         return None
@@ -45,13 +45,13 @@ def _pil_bundle(img):
 
 
 def _pandas_bundle(obj, frame, footer):
-    from . import display_tables  # html.parser costs milliseconds: only load it once a frame is shown
+    from . import tables  # html.parser costs milliseconds: only load it once a frame is shown
 
     data = {}
     html = frame._repr_html_()
     if html:
         data["text/html"] = html
-        table = display_tables.html_table_to_markdown(html)
+        table = tables.html_table_to_markdown(html)
         if table:
             data["text/markdown"] = table + footer
     return data, {}
@@ -67,13 +67,13 @@ def _series_bundle(series):
 
 
 def _polars_bundle(obj, shape, footer):
-    from . import display_tables
+    from . import tables
 
     data = {}
     html = obj._repr_html_()
     if html:
         data["text/html"] = html
-        table = display_tables.html_table_to_markdown(html)
+        table = tables.html_table_to_markdown(html)
         if table:
             # The header row already names each column's dtype ("a / i64"), as polars' own table does.
             data["text/markdown"] = "%s\n\nshape: %s%s" % (table, shape, footer)

@@ -3,8 +3,13 @@
 import binascii
 import os
 
-from . import display_format, display_mpl, display_objects, hooks, import_hooks, state
-from .display_format import format_object, format_result
+from . import formatting
+from . import mpl
+from . import objects
+from ..core import hooks
+from ..core import import_hooks
+from ..core import state
+from .formatting import format_object, format_result
 
 __all__ = [
     "DisplayHandle",
@@ -22,12 +27,12 @@ __all__ = [
     "Image",
 ]
 
-HTML = display_objects.HTML
-Markdown = display_objects.Markdown
-Latex = display_objects.Latex
-SVG = display_objects.SVG
-JSON = display_objects.JSON
-Image = display_objects.Image
+HTML = objects.HTML
+Markdown = objects.Markdown
+Latex = objects.Latex
+SVG = objects.SVG
+JSON = objects.JSON
+Image = objects.Image
 
 # Injected into every user namespace (and kept by %reset, hidden from %who).
 NAMESPACE_NAMES = ("display", "update_display", "clear_output", "DisplayHandle", "HTML", "Markdown", "Latex",
@@ -47,7 +52,7 @@ def _merge_metadata(own, extra):
 
 
 def _publish(data, metadata=None, display_id=None, update=False):
-    data, metadata = display_format.normalize_bundle(data, metadata)
+    data, metadata = formatting.normalize_bundle(data, metadata)
     state.emit_display(data, metadata or None, display_id=display_id, update=update)
 
 
@@ -57,16 +62,16 @@ def _display_one(obj, raw, include, exclude, metadata, display_id, update):
             raise TypeError("display(raw=True) takes {mime: value} dicts, not %s" % (type(obj).__name__,))
         data, own = obj, {}
     else:
-        if display_format.displays_itself(obj):
+        if formatting.displays_itself(obj):
             return  # _ipython_display_ published what it wanted; IPython adds nothing
         formatted = format_object(obj, include=include, exclude=exclude)
         if formatted is None:
             return
         data, own = formatted
         if type(obj) in (dict, list) and "application/json" not in data:
-            if display_format._is_wanted("application/json", include and set(include), exclude and set(exclude)):
-                data["application/json"] = display_format.to_jsonable(obj)  # the seed's rule: data stays data
-        display_format.note_displayed(obj)
+            if formatting._is_wanted("application/json", include and set(include), exclude and set(exclude)):
+                data["application/json"] = formatting.to_jsonable(obj)  # the seed's rule: data stays data
+        formatting.note_displayed(obj)
     _publish(data, _merge_metadata(own, metadata), display_id=display_id, update=update)
 
 
@@ -171,10 +176,10 @@ def install():
     """Called by the runner at start-up: result formatter, figure flushing, names in the user namespace."""
     os.environ.setdefault("MPLBACKEND", "Agg")
     hooks.set_result_formatter(format_result)
-    display_mpl.install(_publish)
+    mpl.install(_publish)
     import_hooks.when_imported("plotly.basedatatypes", _patch_plotly_show)
     for name in _IPYTHON_DISPLAY_MODULES:
         import_hooks.when_imported(name, _adopt_ipython_display)
-    hooks.register_post_execute(display_mpl.flush_figures)
+    hooks.register_post_execute(mpl.flush_figures)
     hooks.register_namespace_installer(_install_names)
     hooks.reserved_names.update(NAMESPACE_NAMES)

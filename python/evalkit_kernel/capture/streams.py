@@ -13,7 +13,7 @@ _monotonic = time.monotonic
 _get_ident = threading.get_ident
 
 from .channel_fds import private_pipe
-from .threads import start_daemon
+from ..core.threads import start_daemon
 
 CHUNK_CHARS = 32 * 1024  # bigger frames were measured much slower in the child
 FLUSH_DELAY = 0.004  # batch small writes for a few ms; never hold output longer

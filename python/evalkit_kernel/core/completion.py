@@ -33,7 +33,7 @@ def _magics(line, namespace):
     match = _MAGIC.match(line)
     if not match:
         return None
-    from .magics.runtime import CELL, LINE, _load_magics
+    from ..magics.runtime import CELL, LINE, _load_magics
 
     _load_magics()
     prefix, word = match.group(1), match.group(2)

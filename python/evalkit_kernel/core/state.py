@@ -5,7 +5,8 @@ import _signal as signal  # `signal` imports enum (~2 ms of start-up) to wrap th
 import sys
 import threading
 
-from . import STATUS_MIME, big_values
+from .. import STATUS_MIME
+from . import big_values
 
 writer = None  # protocol.FrameWriter
 router = None  # capture.StreamRouter

@@ -2,7 +2,7 @@
 
 import os
 
-from . import json_codec
+from ..core import json_codec
 
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 

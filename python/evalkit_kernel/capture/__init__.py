@@ -1,0 +1,1 @@
+"""Output capture: sys.stdout/sys.stderr objects, fd 1/2 pipes and the ordered stream router."""

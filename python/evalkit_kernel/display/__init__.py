@@ -1,0 +1,1 @@
+"""Rich output: display(), MIME formatting, the pretty printer, library types and matplotlib."""

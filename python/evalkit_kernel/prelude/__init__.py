@@ -1,0 +1,1 @@
+"""The prelude: helpers for agents (read, write, completion, agent, parallel, tool, ...)."""
