@@ -63,9 +63,9 @@ function expectOk(outcome: ExecuteOutcome): void {
 describe("the prelude in a real kernel", () => {
   it("puts exactly the documented helpers into the namespace", async () => {
     const kernel = await startKernel();
-    expect(await evaluate(kernel, "sorted(__import__('evalkit_kernel.prelude.api').prelude.api.__all__)")).toEqual(
-      HELPERS,
-    );
+    expect(
+      await evaluate(kernel, "sorted(__import__('evalkit_kernel.prelude.api').prelude.api.__all__)"),
+    ).toEqual(HELPERS);
     expect(
       await evaluate(kernel, `[n for n in ${JSON.stringify(HELPERS)} if not callable(globals().get(n))]`),
     ).toEqual([]);

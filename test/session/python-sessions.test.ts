@@ -156,7 +156,8 @@ describe("retained Python sessions", () => {
 });
 
 describe("bridge calls from Python", () => {
-  const callCompletion = "from evalkit_kernel.core import bridge\nbridge.call('completion', {'prompt': 'hi'})";
+  const callCompletion =
+    "from evalkit_kernel.core import bridge\nbridge.call('completion', {'prompt': 'hi'})";
 
   it("return the host handler's value to the cell", async () => {
     const manager = createManager({ bridge: { completion: (params) => ({ echo: params.prompt }) } });
