@@ -46,6 +46,10 @@ class CompletionTest(unittest.TestCase):
             self.assertEqual(matches, [folder + "/data.csv", folder + "/data" + os.sep])
 
     def test_magics_line_and_cell(self):
+        from evalkit_kernel.core import hooks
+        from evalkit_kernel.magics.catalog import magic_names
+
+        hooks.set_magic_names(magic_names)  # what the magics module's install() registers
         self.assertIn("%timeit", complete("%tim", 4, {})[1])
         self.assertIn("%%bash", complete("%%ba", 4, {})[1])
 

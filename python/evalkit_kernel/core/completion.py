@@ -7,6 +7,8 @@ import keyword
 import os
 import re
 
+from . import hooks
+
 MAX_MATCHES = 500
 
 _NAME_CHAIN = re.compile(r"([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)\.(\w*)$")
@@ -33,11 +35,8 @@ def _magics(line, namespace):
     match = _MAGIC.match(line)
     if not match:
         return None
-    from ..magics.runtime import CELL, LINE, _load_magics
-
-    _load_magics()
     prefix, word = match.group(1), match.group(2)
-    names = CELL if prefix == "%%" else LINE
+    names = hooks.magic_names(prefix == "%%")
     return match.start(1), [prefix + name for name in names if name.startswith(word)]
 
 

@@ -32,7 +32,8 @@ class Executor(object):
         self._loop = None
         self._serial = 0
 
-    def run(self, code, silent=False, store_history=True):
+    def run(self, code, cell, silent=False, store_history=True):
+        """Runs one cell for the request `cell` (a CellContext); its interrupt_seen tells a cancellation apart."""
         counted = store_history and not silent
         count = state.next_execution_count() if counted else state.execution_count()
         self._serial += 1
@@ -52,7 +53,7 @@ class Executor(object):
                 status, cancelled = "ok", False
             except KeyboardInterrupt:
                 _report_exception(sys.exc_info(), filename)
-                status, cancelled = "error", state.interrupt_seen
+                status, cancelled = "error", cell.interrupt_seen
             except BaseException:
                 _report_exception(sys.exc_info(), filename)
                 status, cancelled = "error", False

@@ -12,6 +12,7 @@ namespace_installers = []
 reserved_names = set()
 
 _result_formatter = None
+_magic_names = None  # set by the magics module: the names completion offers after % and %%
 
 
 def register_transformer(fn):
@@ -30,6 +31,16 @@ def set_result_formatter(fn):
     """fn(value) -> (bundle, metadata) or None; used for the trailing-expression result."""
     global _result_formatter
     _result_formatter = fn
+
+
+def set_magic_names(fn):
+    """fn(cell) -> the cell magic names (cell=True) or line magic names."""
+    global _magic_names
+    _magic_names = fn
+
+
+def magic_names(cell):
+    return list(_magic_names(cell)) if _magic_names is not None else []
 
 
 def transform_source(source):

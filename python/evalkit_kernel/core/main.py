@@ -20,7 +20,9 @@ from . import stdin_policy
 from ..lifetime import usage
 from ..capture.channel_fds import move_high, reset_blocking
 from ..capture.streams import FdCapture, StreamRouter, enlarge_pipe, install_streams, restore_streams
+from .cell_context import CellContext
 from .executor import Executor
+from .interrupt_gate import InterruptGate
 from .protocol import FrameReader, FrameWriter, RequestChannel
 from .threads import start_daemon
 
@@ -31,8 +33,8 @@ def main(config=None):
     for name in config.get("dropEnv") or ():
         os.environ.pop(str(name), None)  # set by the host for this process only (malloc tuning)
     limits.apply(config.get("limits"))
-    global _group_interrupts
-    _group_interrupts = bool(config.get("interruptGroup")) and limits.lead_own_group()
+    group = bool(config.get("interruptGroup")) and limits.lead_own_group()
+    gate = InterruptGate(signal_group=limits.interrupt_group if group else None)
     trace = _make_trace() if os.environ.get("EVALKIT_PYTHON_IPC_TRACE") == "1" else None
     # High, close-on-exec numbers: a cell that closes low descriptors and opens files cannot take them over.
     proto_out = move_high(os.dup(1))
@@ -64,9 +66,10 @@ def main(config=None):
     if hasattr(signal, "SIGINT"):
         signal.signal(signal.SIGINT, signal.SIG_IGN)
 
-    global _requests
-    requests = RequestChannel(FrameReader(proto_in), _dispatch_frame, start_daemon, state.writer.flush_held)
-    _requests = requests
+    requests = RequestChannel(
+        FrameReader(proto_in), lambda frame: _dispatch_frame(frame, gate), start_daemon, state.writer.flush_held
+    )
+    gate.has_pending_input = requests.has_pending_input
     state.writer.on_host_request = requests.read_now
     _start_parent_watchdog()
 
@@ -81,10 +84,10 @@ def main(config=None):
             "cwd": os.getcwd(),
         }
     )
-    _serve(requests)
+    _serve(requests, gate)
 
 
-def _serve(requests):
+def _serve(requests, gate):
     executor = Executor()
     while True:
         request = requests.next_request()
@@ -92,22 +95,21 @@ def _serve(requests):
             _exit_now(0, graceful=False)
         if request.get("type") == "exit":
             _exit_now(0, graceful=True)
-        global _starting
-        _starting = True
+        gate.take()
         try:
-            _handle_execute(executor, request, requests)
+            _handle_execute(executor, request, requests, gate)
         except KeyboardInterrupt:
             pass  # a stray interrupt between cells is ignored, as promised
 
 
-def _handle_execute(executor, request, requests):
-    global _in_cell, _cell_serial, _starting, _interrupt_pending
-    cell_id = str(request.get("id"))
+def _handle_execute(executor, request, requests, gate):
+    global _cell_serial
+    cell = CellContext(str(request.get("id")), request.get("allowStdin"), request.get("nonce"))
     _apply_context(request.get("cwd"), request.get("env"))
     stdin_policy.keep_getpass_patched()
     reset_blocking()  # a child of an earlier cell (node) may have left fd 1/2 non-blocking
-    state.set_cell(cell_id, bool(request.get("allowStdin")), request.get("nonce"))
-    state.writer.send({"type": "started", "id": cell_id}, hold=True)  # out with the first frame or tick
+    state.begin_cell(cell)
+    state.writer.send({"type": "started", "id": cell.cell_id}, hold=True)  # out with the first frame or tick
     state.router.flush()  # output written between cells belongs to this one
     for name in restore_streams():
         sys.stderr.write("evalkit: sys.%s was None or closed after an earlier cell; restored it\n" % name)
@@ -115,22 +117,12 @@ def _handle_execute(executor, request, requests):
     outcome = None
     meter = usage.CellMeter()
     try:
-        _claim_sigint()
         _cell_serial += 1
         requests.begin_cell(_cell_serial)
-        _in_cell = True
-        _starting = False
-        if cell_id in _early_interrupts:
-            _early_interrupts.remove(cell_id)
-            _interrupt_pending = True
-        if _interrupt_pending:
-            # The host interrupted this cell before it started (e.g. an already-aborted signal): cancel it
-            # now instead of letting it run until the host's kill ladder ends the whole kernel.
-            _interrupt_pending = False
-            state.interrupt_seen = True
-            raise KeyboardInterrupt()
+        gate.open(cell)
         outcome = executor.run(
             str(request.get("code", "")),
+            cell,
             silent=bool(request.get("silent")),
             store_history=request.get("storeHistory", True) is not False,
         )
@@ -138,9 +130,7 @@ def _handle_execute(executor, request, requests):
         pass
     finally:
         fork_guard.exit_if_forked_child()
-        _in_cell = False
-        _starting = False
-        _interrupt_pending = False
+        gate.close()
         if outcome is None:
             status, cancelled, count = "error", True, state.execution_count()
         else:
@@ -150,13 +140,15 @@ def _handle_execute(executor, request, requests):
             sys.stderr.flush()
         except Exception:
             pass
-        _report_dropped_hooks()
+        dropped = gate.take_dropped_hooks()
+        if dropped:
+            state.router.write("stderr", "evalkit: the interrupt removed this cell's sys.%s hook\n" % " and sys.".join(dropped))
         state.sync_streams()
         requests.end_cell()
-        done = {"type": "done", "id": cell_id, "status": status, "executionCount": count, "cancelled": cancelled}
+        done = {"type": "done", "id": cell.cell_id, "status": status, "executionCount": count, "cancelled": cancelled}
         done["usage"] = meter.finish()
-        state.writer.send(state.with_nonce(done))
-        state.set_cell(None)
+        state.writer.send(cell.stamp(done))
+        state.end_cell()
         usage.reset_peak()
         # After `done`, so the host is not kept waiting: undo what the cell may have done to fd 1/2.
         if state.fd_capture is not None:
@@ -164,56 +156,10 @@ def _handle_execute(executor, request, requests):
         reaper.reap_adopted()
 
 
-# SIGINT: one permanent handler (no sigaction per cell): KeyboardInterrupt inside a cell, ignored between cells.
-_in_cell = False
 _cell_serial = 0
-_starting = False  # an execute request was taken; the cell is being set up
-_interrupt_pending = False
-_early_interrupts = []  # ids of cells interrupted before they started (interrupt frames)
-_requests = None
-_group_interrupts = False  # sandboxed: the host's SIGINT cannot reach us, interrupt frames signal our group
 
 
-def _on_sigint(signum, frame):
-    global _interrupt_pending
-    if _in_cell:
-        state.interrupt_seen = True
-        _drop_trace_hooks()
-        raise KeyboardInterrupt()
-    # Between cells a stray SIGINT is ignored, unless the host already sent the cell it meant to interrupt.
-    if _starting or (_requests is not None and _requests.has_pending_input()):
-        _interrupt_pending = True
-
-
-def _drop_trace_hooks():
-    # A cell's sys.settrace/sys.setprofile hook would also run for every line and call of the runner's own
-    # clean-up (traceback, frames): a slow one made an interrupted cell miss the grace and its kernel get killed.
-    # An interrupt removes it; a C-level profiler (cProfile) cannot be put back from Python anyway.
-    global _dropped_hooks
-    dropped = [name for name, get in (("settrace", sys.gettrace), ("setprofile", sys.getprofile)) if get() is not None]
-    if dropped:
-        sys.settrace(None)
-        sys.setprofile(None)
-        _dropped_hooks = dropped  # said on stderr as the cell ends (never write from inside a signal handler)
-
-
-_dropped_hooks = None
-
-
-def _report_dropped_hooks():
-    global _dropped_hooks
-    if _dropped_hooks:
-        names, _dropped_hooks = _dropped_hooks, None
-        state.router.write("stderr", "evalkit: the interrupt removed this cell's sys.%s hook\n" % " and sys.".join(names))
-
-
-def _claim_sigint():
-    # A cell may have installed its own handler (or SIG_IGN/SIG_DFL); the next cell gets ours back.
-    if hasattr(signal, "SIGINT") and signal.getsignal(signal.SIGINT) is not _on_sigint:
-        signal.signal(signal.SIGINT, _on_sigint)
-
-
-def _dispatch_frame(frame):
+def _dispatch_frame(frame, gate):
     """Host frames other than execute/exit, from whichever thread is reading; None is EOF."""
     if frame is None:
         _exit_now(0, graceful=False)
@@ -221,7 +167,7 @@ def _dispatch_frame(frame):
     if kind in ("reply", "input_reply"):
         bridge.deliver(frame)
     elif kind == "interrupt":
-        _interrupt_main(frame.get("id"))
+        gate.interrupt(frame.get("id"), state.current_cell_id())
     elif kind == "is_complete":
         from .completeness import check_complete
 
@@ -242,25 +188,6 @@ def _dispatch_frame(frame):
         state.writer.send({"type": "protocol_error", "reason": frame.get("reason")})
     else:
         state.writer.send({"type": "protocol_error", "reason": "unknown frame type %r" % (kind,)})
-
-
-def _interrupt_main(cell_id):
-    running = state.current_cell_id()
-    if running is None or (cell_id is not None and str(cell_id) != running):
-        if cell_id is not None:
-            # Read before its cell started (the frame can overtake the hand-over between reader threads):
-            # remember it, so the cell is cancelled as it starts. Ids are unique; old ones just age out.
-            _early_interrupts.append(str(cell_id))
-            del _early_interrupts[:-16]
-        return
-    if _group_interrupts:
-        limits.interrupt_group()
-    elif hasattr(signal, "pthread_kill"):
-        signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
-    else:
-        import _thread
-
-        _thread.interrupt_main()
 
 
 def _apply_context(cwd, env):

@@ -7,52 +7,43 @@ import threading
 
 from .. import STATUS_MIME
 from . import big_values
+from .cell_context import IDLE
 
 writer = None  # protocol.FrameWriter
 router = None  # capture.StreamRouter
 fd_capture = None  # capture.FdCapture or None
 main_module = None  # the module registered as __main__
 
-_cell_id = None
+cell = IDLE  # the CellContext of the request being served; IDLE between cells
 _execution_count = 0
-_allow_stdin = False
 _child_groups = set()
 _child_lock = threading.Lock()
 
 
-class StdinNotImplementedError(EOFError):
-    """Raised by input() when the caller of the cell cannot answer prompts."""
-
-    __module__ = "builtins"  # shown as plain StdinNotImplementedError in tracebacks
-
-
 def current_cell_id():
-    return _cell_id
+    return cell.cell_id
 
 
-# True once a SIGINT (the host's interrupt, or one sent by hand) reached the running cell: a KeyboardInterrupt
-# the cell raised itself is an ordinary error, not a cancellation.
-interrupt_seen = False
+def begin_cell(context):
+    global cell
+    cell = context
 
 
-def set_cell(cell_id, allow_stdin=False, nonce=None):
-    global _cell_id, _allow_stdin, _nonce, interrupt_seen
-    _cell_id = cell_id
-    _allow_stdin = allow_stdin
-    _nonce = nonce if isinstance(nonce, str) else None
-    interrupt_seen = False
-
-
-# The execute request's secret, echoed on the frames that decide a cell's outcome (result, error, done), so
-# the host can tell them from frames a cell forged on a protocol descriptor it found (docs/protocol.md).
-_nonce = None
-_NONCE_FRAMES = ("result", "error", "done")
+def end_cell():
+    global cell
+    cell = IDLE
 
 
 def with_nonce(frame):
-    if _nonce is not None and frame.get("type") in _NONCE_FRAMES:
-        frame["nonce"] = _nonce
-    return frame
+    return cell.stamp(frame)
+
+
+def warn(message):
+    """Report a problem on the cell's stderr without failing the cell."""
+    try:
+        sys.stderr.write("evalkit: %s\n" % (message,))
+    except Exception:
+        pass
 
 
 def execution_count():
@@ -81,7 +72,8 @@ def send_output(frame, hold=False):
 
     hold: the frame may wait for the next frame (or the next tick): for frames `done` follows at once.
     """
-    if _cell_id is not None:
+    context = cell
+    if context.is_running:
         big_values.fit(frame, router.write)  # a full text too big for one frame goes out as stream output first
     try:
         sys.stdout.flush()
@@ -89,13 +81,13 @@ def send_output(frame, hold=False):
     except Exception:
         pass
     sync_streams()
-    if _cell_id is None:
+    if not context.is_running:
         return
-    frame["id"] = _cell_id
+    frame["id"] = context.cell_id
     if router.sinks:
         router.sinks[-1].on_output(frame)
     else:
-        writer.send(with_nonce(frame), hold)
+        writer.send(context.stamp(frame), hold)
 
 
 def emit_display(bundle, metadata=None, display_id=None, update=False, kind="display"):
@@ -128,18 +120,6 @@ def pop_capture(sink):
     sync_streams()
     if sink in router.sinks:
         router.sinks.remove(sink)
-
-
-def request_input(prompt="", password=False):
-    """Ask the host for a line of input, or fail at once when the caller cannot answer."""
-    if not _allow_stdin or _cell_id is None:
-        raise StdinNotImplementedError(
-            "input() is not available here: this cell runs without an interactive stdin. "
-            "Pass data to the code directly (a variable, a file, or an argument) instead of prompting."
-        )
-    from . import bridge
-
-    return bridge.request_input(_cell_id, str(prompt), bool(password))
 
 
 def register_child_group(pgid):

@@ -4,16 +4,34 @@ import builtins
 import io
 import sys
 
+from . import bridge
 from . import import_hooks
 from . import state
 
 
+class StdinNotImplementedError(EOFError):
+    """Raised by input() when the caller of the cell cannot answer prompts."""
+
+    __module__ = "builtins"  # shown as plain StdinNotImplementedError in tracebacks
+
+
+def request_input(prompt="", password=False):
+    """Ask the host for a line of input, or fail at once when the caller cannot answer."""
+    cell = state.cell
+    if not cell.allow_stdin or not cell.is_running:
+        raise StdinNotImplementedError(
+            "input() is not available here: this cell runs without an interactive stdin. "
+            "Pass data to the code directly (a variable, a file, or an argument) instead of prompting."
+        )
+    return bridge.request_input(cell.cell_id, str(prompt), bool(password))
+
+
 def _input(prompt=""):
-    return state.request_input(prompt, False)
+    return request_input(prompt, False)
 
 
 def _getpass(prompt="Password: ", stream=None):
-    return state.request_input(prompt, True)
+    return request_input(prompt, True)
 
 
 class CellStdin(io.TextIOBase):
@@ -37,7 +55,7 @@ class CellStdin(io.TextIOBase):
         return 0
 
     def readline(self, size=-1):
-        line = state.request_input("", False)
+        line = request_input("", False)
         return line if line.endswith("\n") else line + "\n"
 
     def read(self, size=-1):

@@ -8,6 +8,7 @@ import sys
 import weakref
 
 from ..core import json_codec
+from ..core.state import warn
 
 # The individual repr methods, in IPython's order; text/plain always comes from repr().
 REPR_METHODS = (
@@ -89,14 +90,6 @@ def is_text_mime(mime):
 
 def is_json_mime(mime):
     return mime == "application/json" or mime.endswith("+json")
-
-
-def warn(message):
-    """Report a problem on the cell's stderr without failing the cell."""
-    try:
-        sys.stderr.write("evalkit: %s\n" % (message,))
-    except Exception:
-        pass
 
 
 def to_jsonable(value, depth=0):

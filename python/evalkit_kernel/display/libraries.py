@@ -11,7 +11,7 @@ def format_library_object(obj, kind):
     try:
         return _FORMATTERS[kind](obj)
     except Exception as exc:
-        from .formatting import warn
+        from ..core.state import warn
 
         warn("could not render %s as rich output (%s: %s); showing its repr" % (kind, type(exc).__name__, exc))
         return None

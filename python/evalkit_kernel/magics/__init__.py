@@ -4,8 +4,7 @@ install() only registers hooks; the transformer module is imported at the first 
 implementations (subprocess, timeit, runpy, ...) at the first magic that runs.
 """
 
-MAGIC_NAME = "__evalkit_magic__"
-SHELL_NAME = "__evalkit_shell__"
+from .names import MAGIC_NAME, SHELL_NAME  # noqa: F401  (the package's public names)
 
 
 def transform_source(source):
@@ -113,3 +112,10 @@ def install():
     hooks.reserved_names.add("get_ipython")
     hooks.register_transformer(transform_source)
     hooks.register_namespace_installer(_install_namespace)
+    hooks.set_magic_names(_magic_names)
+
+
+def _magic_names(cell):
+    from .catalog import magic_names
+
+    return magic_names(cell)

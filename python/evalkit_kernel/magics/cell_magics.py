@@ -3,7 +3,7 @@
 import os
 import sys
 
-from .runtime import UsageError, cell_magic, run_python
+from .registry import UsageError, cell_magic, run_python
 
 
 def _script_argv(program, path):
@@ -32,7 +32,7 @@ def run_script(program, body, options):
 
 
 def _parse_script_options(args):
-    from .line_magics import split_args
+    from .registry import split_args
 
     words = split_args(args)
     options = {"out": None, "raise_error": True, "program": None}  # IPython 8: a failing script fails the cell
@@ -181,7 +181,7 @@ def cell_writefile(ctx):
     """%%writefile [-a] PATH: write (or with -a append) the body to PATH; a final newline is ensured."""
     import io
 
-    from .line_magics import split_args
+    from .registry import split_args
 
     words = split_args(ctx.args)
     append = "-a" in words or "--append" in words

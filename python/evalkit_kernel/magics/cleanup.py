@@ -2,7 +2,8 @@
 
 import re
 
-from . import MAGIC_NAME
+from .names import MAGIC_NAME
+from .registry import options
 
 # `>>> ` starts a pasted Python session; `... ` continues it (only stripped once the block is known to be one).
 _CLASSIC_ANY = re.compile(r"^(>>>|\.\.\.)( |$)")
@@ -11,9 +12,6 @@ _CLASSIC_FIRST = re.compile(r"^>>>( |$)")
 _IPYTHON_ANY = re.compile(r"^((((\[nav\]|\[ins\])?\ )?In\ \[\d+\]:\ )|(\s*\.{3,}:\ ?))")
 # A one-line cell `name rest`: the name may be a magic called without its `%` (automagic).
 _AUTOMAGIC = re.compile(r"^([A-Za-z_][\w]*)((?:\s.*)?)$", re.S)
-
-automagic = True  # %automagic switches it
-
 
 def _strip_prompts(lines, any_re, first_re):
     if first_re.match(lines[0]) or (len(lines) > 1 and any_re.match(lines[1])):
@@ -56,7 +54,7 @@ def _is_shadowed(name, namespace):
 
 def apply_automagic(source):
     """`ls -la`, `pwd`, `cd dir` alone in a cell run as line magics unless the name is a Python name there."""
-    if not automagic:
+    if not options.automagic:
         return source
     text = source.strip()
     if not text or "\n" in text:
@@ -75,9 +73,10 @@ def apply_automagic(source):
         return source
     if _is_shadowed(name, namespace):
         return source
-    from .runtime import LINE, _load_magics
+    from .catalog import load_all
+    from .registry import LINE
 
-    _load_magics()
+    load_all()
     if name not in LINE:
         return source
     return "%s.line(%r, %r)\n" % (MAGIC_NAME, name, rest)

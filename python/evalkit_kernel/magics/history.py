@@ -3,13 +3,13 @@
 import fnmatch
 import re
 
-from .runtime import UsageError
+from .registry import UsageError
 
 _RANGE = re.compile(r"^((?P<startsess>~?\d+/))?(?P<start>\d+)?((?P<sep>[\-:])((?P<endsess>~?\d+/))?(?P<end>\d*))?$")
 
 
 def _parse(args):
-    from .line_magics import split_args
+    from .registry import split_args
 
     words = split_args(args)
     opts = {"n": False, "o": False, "p": False, "f": None, "g": None, "l": None, "u": False}

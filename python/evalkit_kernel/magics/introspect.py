@@ -2,7 +2,7 @@
 
 import inspect
 
-from .runtime import UsageError
+from .registry import UsageError
 
 
 def _resolve(target, g, l):

@@ -3,21 +3,10 @@
 import os
 import sys
 
-from . import namespace_magics, notebook_magics  # noqa: F401  (more line magics register themselves)
-from .runtime import UsageError, line_magic, run_python
+from .registry import UsageError, line_magic, run_python, split_args
 from .shell import run_streaming, shell_argv
 
 _previous_dirs = []
-
-
-def split_args(text):
-    """Shell-like words, `# comments` dropped; falls back to whitespace splitting on unbalanced quotes."""
-    import shlex
-
-    try:
-        return shlex.split(text, comments=True, posix=os.name != "nt")
-    except ValueError:
-        return text.split()
 
 
 def _emit_status(op, **fields):

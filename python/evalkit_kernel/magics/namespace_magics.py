@@ -2,7 +2,7 @@
 
 import types
 
-from .runtime import UsageError, line_magic, user_namespace
+from .registry import UsageError, line_magic, user_namespace
 
 # IPython hides these too: they are the session's, not the user's.
 _HIDDEN = frozenset(["In", "Out", "exit", "quit", "get_ipython"])

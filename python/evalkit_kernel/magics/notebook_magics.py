@@ -3,7 +3,7 @@
 import os
 import sys
 
-from .runtime import UsageError, line_magic, listing, user_namespace
+from .registry import UsageError, line_magic, listing, options, user_namespace
 
 _INLINE_BACKENDS = ("inline", "agg", "notebook", "nbagg", "widget", "ipympl", "")
 _accepted_config = {}
@@ -152,12 +152,10 @@ for _name in ("qtconsole", "gui", "edit", "ed", "paste", "cpaste", "clear", "cls
 @line_magic("automagic", expand_args=False, summary="switch calling line magics without % on one-line cells")
 def magic_automagic(ctx):
     """%automagic [on|off|1|0]: toggle (or set) automagic; prints the new state as IPython does."""
-    from . import cleanup
-
     arg = ctx.args.strip().lower()
-    cleanup.automagic = (arg in ("on", "1", "true")) if arg else not cleanup.automagic
+    options.automagic = (arg in ("on", "1", "true")) if arg else not options.automagic
     print("\nAutomagic is %s, %% prefix %s needed for line magics." % (
-        "ON" if cleanup.automagic else "OFF", "NOT" if cleanup.automagic else "IS"))
+        "ON" if options.automagic else "OFF", "NOT" if options.automagic else "IS"))
 
 
 @line_magic("pprint", expand_args=False, summary="toggle pretty printing of results")

@@ -3,7 +3,7 @@
 import os
 import sys
 
-from .runtime import line_magic
+from .registry import line_magic
 
 _EXTENSION_SUFFIXES = (".so", ".pyd", ".dylib")
 
@@ -131,7 +131,7 @@ def magic_pip(ctx):
     """
     import subprocess
 
-    from .line_magics import split_args
+    from .registry import split_args
     from .shell import run_streaming
 
     args = split_args(ctx.args)

@@ -4,7 +4,7 @@ import math
 import sys
 import time
 
-from .runtime import UsageError, cell_magic, compile_python, line_magic
+from .registry import UsageError, cell_magic, compile_python, line_magic
 
 
 def format_time(seconds, precision=3):
