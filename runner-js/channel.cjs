@@ -4,6 +4,7 @@
 
 const fs = require("node:fs");
 const net = require("node:net");
+const { fitFrame, LINE_GUARD, replacement } = require("./big-values.cjs");
 
 const CHANNEL_FD = 3;
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
@@ -56,10 +57,20 @@ function encode(frame) {
   }
 }
 
-/** Sends one frame; every frame opens an epoch so output written before it is delivered before it. */
+/**
+ * Sends one frame; every frame opens an epoch so output written before it is delivered before it. A value too big
+ * for one frame is cut first (its full text goes out ahead of it as stream output, in its own epoch).
+ */
 function send(frame) {
-  frame.sync = syncPoint(0);
-  writeAll(CHANNEL_FD, Buffer.from(encode(frame) + "\n", "utf8"));
+  fitFrame(frame, writeStream);
+  delete frame.sync;
+  let json = encode(frame);
+  // Measured before the sync point opens: a call too big to send throws in its caller with nothing half-sent.
+  const size = Buffer.byteLength(json, "utf8");
+  if (size > LINE_GUARD) json = encode(replacement(frame, size));
+  // The sync number goes in last, as the object's final key.
+  json = json.slice(0, -1) + ',"sync":' + syncPoint(0) + "}\n";
+  writeAll(CHANNEL_FD, Buffer.from(json, "utf8"));
 }
 
 /** Writes stream bytes to fd 1 or 2 (the same pipes child processes inherit), opening an epoch on a switch. */

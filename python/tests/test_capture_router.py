@@ -7,7 +7,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from evalkit_kernel.capture.streams import CHUNK_CHARS, StreamRouter  # noqa: E402
+from evalkit_kernel.capture.streams import CHUNK_CHARS, ORPHAN_LIMIT, StreamRouter  # noqa: E402
 
 
 class Cell(object):
@@ -112,6 +112,26 @@ class StreamRouterTest(unittest.TestCase):
         router.flush()
         self.assertEqual([f["id"] for f in frames][-1], "c2")
         self.assertEqual(joined(frames), "in cell\nbetween\nnext\n")
+
+    def test_a_flood_between_cells_keeps_the_newest_text_and_the_next_cell_says_how_much_was_dropped(self):
+        router, frames, cell = make_router()
+        cell.id = None
+        line = "x" * 99 + "\n"
+        for _ in range(3 * ORPHAN_LIMIT // len(line)):
+            router.write("stdout", line)
+        router.write("stdout", "last\n")
+        cell.id = "c2"
+        router.flush()
+        self.assertEqual(frames[0]["type"], "stderr")
+        self.assertRegex(frames[0]["data"], r"^evalkit: [\d,]+ characters of output written between cells were dropped")
+        dropped = int(frames[0]["data"].split()[1].replace(",", ""))
+        kept = joined(frames, "stdout")
+        self.assertLessEqual(len(kept), ORPHAN_LIMIT)
+        self.assertEqual(dropped + len(kept), 3 * ORPHAN_LIMIT // len(line) * len(line) + len("last\n"))
+        self.assertTrue(kept.endswith("last\n"))
+        router.write("stdout", "more\n")
+        router.flush()
+        self.assertEqual(len([f for f in frames if f["type"] == "stderr"]), 1)
 
     def test_a_capture_sink_gets_only_what_is_written_while_it_is_active(self):
         router, frames, _ = make_router()

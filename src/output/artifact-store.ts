@@ -1,5 +1,5 @@
 // Where full outputs live: `$EVALKIT_HOME/artifacts/<id>.out`, written synchronously, read back by byte range,
-// pruned by age and total size, never while pinned.
+// pruned by age and total size, never while pinned by this process or leased by another one.
 import { closeSync, mkdirSync, openSync, unlinkSync, writeSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { EvalkitError } from "../errors.js";
@@ -9,6 +9,7 @@ import {
   parseArtifactId,
   resolveArtifactDir,
 } from "./artifact-ids.js";
+import { dropLease, leasedIds, takeLease } from "./artifact-leases.js";
 import { type ArtifactPage, type ReadArtifactOptions, readArtifact } from "./artifact-read.js";
 import {
   type ArtifactInfo,
@@ -35,6 +36,8 @@ export const DEFAULT_ARTIFACT_MAX_TOTAL_BYTES = 1024 * 1024 * 1024;
 export const DEFAULT_PRUNE_INTERVAL_MS = 10 * 60 * 1000;
 /** Default age under which no artifact is pruned (protects other processes' fresh artifacts): 60 s. */
 export const DEFAULT_PRUNE_GRACE_MS = 60 * 1000;
+/** An artifact being written prunes the directory each time it grows by this much, so a flood keeps the budget. */
+export const PRUNE_EVERY_WRITTEN_BYTES = 64 * 1024 * 1024;
 
 export interface ArtifactStoreOptions {
   /** Directory; default `$EVALKIT_HOME/artifacts` (EVALKIT_HOME defaults to `~/.evalkit`). */
@@ -99,15 +102,18 @@ export function createArtifactStore(options: ArtifactStoreOptions = {}): Artifac
   const now = options.now ?? Date.now;
   const pins = pinsOf(dir);
 
+  // In memory for this process's own checks; on disk (a lease) for every other process sharing the directory.
   const pin = (id: string) => {
     const key = parseArtifactId(id);
-    pins.set(key, (pins.get(key) ?? 0) + 1);
+    const count = pins.get(key) ?? 0;
+    pins.set(key, count + 1);
+    if (count === 0) takeLease(dir, key);
   };
   const unpin = (id: string) => {
     const key = parseArtifactId(id);
     const count = (pins.get(key) ?? 0) - 1;
     if (count > 0) pins.set(key, count);
-    else pins.delete(key);
+    else if (pins.delete(key)) dropLease(dir, key);
   };
 
   const prune = (pruneOptions: { force?: boolean } = {}): PruneResult => {
@@ -119,15 +125,18 @@ export function createArtifactStore(options: ArtifactStoreOptions = {}): Artifac
     lastPruneByDir.set(dir, time);
     const removed: string[] = [];
     const kept: ArtifactInfo[] = [];
+    const leased = leasedIds(dir);
+    const isHeld = (info: ArtifactInfo) => info.isPinned || leased.has(info.id);
     for (const info of scanDir(dir, pins)) {
       const age = time - info.modifiedMs;
-      if (!info.isPinned && age > graceMs && age > maxAgeMs && removeFile(info.path)) removed.push(info.id);
+      if (!isHeld(info) && age > graceMs && age > maxAgeMs && removeFile(info.path)) removed.push(info.id);
       else kept.push(info);
     }
+    // Every process's artifacts count, so the budget is the directory's, however many processes write to it.
     let total = kept.reduce((sum, info) => sum + info.sizeBytes, 0);
     for (let i = kept.length - 1; i >= 0 && total > maxTotalBytes; i--) {
       const info = kept[i]!;
-      if (info.isPinned || time - info.modifiedMs <= graceMs) continue;
+      if (isHeld(info) || time - info.modifiedMs <= graceMs) continue;
       if (removeFile(info.path)) {
         removed.push(info.id);
         total -= info.sizeBytes;
@@ -143,6 +152,7 @@ export function createArtifactStore(options: ArtifactStoreOptions = {}): Artifac
     const fd = openSync(path, "wx", 0o600);
     pin(id);
     let bytesWritten = 0;
+    let nextPruneAt = PRUNE_EVERY_WRITTEN_BYTES;
     let isOpen = true;
     const finish = () => {
       if (!isOpen) return false;
@@ -163,9 +173,14 @@ export function createArtifactStore(options: ArtifactStoreOptions = {}): Artifac
         let done = 0;
         while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);
         bytesWritten += bytes.length;
+        if (bytesWritten >= nextPruneAt) {
+          nextPruneAt = bytesWritten + PRUNE_EVERY_WRITTEN_BYTES;
+          prune({ force: true });
+        }
       },
       close() {
-        if (finish()) prune();
+        // Not limited by the interval: other processes may have filled the directory since the last prune.
+        if (finish()) prune({ force: true });
       },
       discard() {
         finish();

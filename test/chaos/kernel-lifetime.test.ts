@@ -8,12 +8,19 @@ import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { isProcessAlive, waitFor } from "../helpers/processes.js";
 import { DEBIAN_PYTHON, startKernel, TEST_PYTHON } from "../helpers/python.js";
+import { requireOrExplainSkip } from "../helpers/required.js";
 
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url));
 const isLinux = process.platform === "linux";
 const isRoot = process.getuid?.() === 0;
 const hasSetpriv = isLinux && existsSync("/usr/bin/setpriv");
 const strays: number[] = [];
+// As root the test drops to `nobody` with setpriv (util-linux); as another user it already is unprivileged.
+const noUnprivilegedHost = !isLinux
+  ? "the subreaper is Linux only"
+  : isRoot && !hasSetpriv
+    ? "running as root without /usr/bin/setpriv, so the host cannot drop to an unprivileged user"
+    : undefined;
 
 afterAll(() => {
   for (const pid of strays) {
@@ -34,6 +41,8 @@ function collect(child: ChildProcess): () => string {
 }
 
 describe("chaos: the kernel's lifetime", () => {
+  requireOrExplainSkip("the unprivileged-host daemon test", noUnprivilegedHost);
+
   it.skipIf(!isLinux)(
     "ends the kernel and its child when the host is SIGKILLed during a regex that holds the GIL",
     async () => {
@@ -61,7 +70,7 @@ describe("chaos: the kernel's lifetime", () => {
   );
 
   // Unprivileged, because root can read any process's environment and the kernel tag would find the daemon.
-  it.skipIf(!isLinux || (isRoot && !hasSetpriv))(
+  it.skipIf(noUnprivilegedHost !== undefined)(
     "kills a double-forked non-dumpable daemon on dispose when the host runs as an unprivileged user",
     async () => {
       const home = mkdtempSync(join(tmpdir(), "evalkit-unpriv-"));

@@ -6,10 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isEvalkitError } from "../../src/errors.js";
 import { isProcessAlive, waitFor } from "../helpers/processes.js";
 import { TEST_PYTHON } from "../helpers/python.js";
+import { requireOrExplainSkip } from "../helpers/required.js";
 import { freePort, sshdUnavailable, sshLauncher, startSshd, type TestSshd } from "../helpers/sshd.js";
 import { createManager, textOf } from "./chaos-helpers.js";
 
 const unavailable = sshdUnavailable();
+requireOrExplainSkip("the remote-kernel tests over a real sshd", unavailable);
 let sshd: TestSshd | undefined;
 
 beforeAll(async () => {

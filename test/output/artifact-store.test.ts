@@ -176,8 +176,9 @@ describe("pruning", () => {
     const yesterday = new Date(Date.now() - DAY);
     utimesSync(writer.path, yesterday, yesterday);
     expect(store.prune({ force: true }).removed).toEqual([]);
+    // Closing prunes at once (not only once per interval): other processes may have filled the directory.
     writer.close();
-    expect(store.prune({ force: true }).removed).toEqual([writer.id]);
+    expect(listArtifacts({ dir })).toEqual([]);
   });
 
   it("prunes when a store is created, at most once per interval", () => {

@@ -33,6 +33,7 @@ class StreamRouter(object):
         self._lock = threading.RLock()
         self._pending = []  # [name, [parts], size]
         self._size = 0
+        self._orphans_dropped = 0  # characters written between cells and dropped past ORPHAN_LIMIT
         self._wake = threading.Event()
         self._wake_pending = False
         # Single-writer fast path: the thread that made the router (the runner's main thread, which runs
@@ -128,6 +129,10 @@ class StreamRouter(object):
             return
         pending, self._pending, self._size = self._pending, [], 0
         send = self._send
+        if self._orphans_dropped:
+            # Say so before the text that was kept: a background flood between cells is capped, never silent.
+            dropped, self._orphans_dropped = self._orphans_dropped, 0
+            send({"type": "stderr", "id": cell_id, "data": _orphan_note(dropped)})
         for name, parts in pending:
             text = "".join(parts)
             for start in range(0, len(text), CHUNK_CHARS):
@@ -136,7 +141,9 @@ class StreamRouter(object):
     def _drop_oldest_locked(self):
         while self._size > ORPHAN_LIMIT and self._pending:
             name, parts = self._pending[0]
-            self._size -= len(parts.pop(0))
+            size = len(parts.pop(0))
+            self._size -= size
+            self._orphans_dropped += size
             if not parts:
                 self._pending.pop(0)
 
@@ -153,6 +160,13 @@ class StreamRouter(object):
                 self.flush()
             except Exception:
                 pass
+
+
+def _orphan_note(dropped):
+    return (
+        "evalkit: %s characters of output written between cells were dropped; the last %s are kept below\n"
+        % ("{:,}".format(dropped), "{:,}".format(ORPHAN_LIMIT))
+    )
 
 
 class CellTextStream(io.TextIOBase):

@@ -3,6 +3,7 @@ import { statSync } from "node:fs";
 import path from "node:path";
 import type { KernelOutput } from "../../contracts/outputs.js";
 import { EvalkitError } from "../../errors.js";
+import { outputSize } from "../../output/display-budget.js";
 import { findOnPath } from "../../runtime/find-executable.js";
 import { resolveEvalkitHome } from "../../runtime/python-candidates.js";
 import { buildSandboxArgv } from "../../runtime/sandbox-argv.js";
@@ -45,6 +46,7 @@ export class JsKernel implements Kernel {
   private queue: Promise<unknown> = Promise.resolve();
   private stray: KernelOutput[] = [];
   private strayChars = 0;
+  private strayDropped = 0;
   private executionCount = 0;
   private cellSerial = 0;
   private isClosed = false;
@@ -226,8 +228,19 @@ export class JsKernel implements Kernel {
         reject(err);
       };
       this.running = cell;
+      if (this.strayDropped > 0) {
+        // Before what was kept: a flood between cells is capped, never silent.
+        const dropped = this.strayDropped.toLocaleString("en-US");
+        const limit = STRAY_LIMIT_CHARS.toLocaleString("en-US");
+        this.addOutput(cell, {
+          type: "stream",
+          name: "stderr",
+          text: `evalkit: ${dropped} characters of output produced between cells were dropped; the first ${limit} are kept below\n`,
+        });
+      }
       for (const output of this.stray.splice(0)) this.addOutput(cell, output);
       this.strayChars = 0;
+      this.strayDropped = 0;
       proc.setRef(true);
       proc.send({
         type: "execute",
@@ -311,8 +324,12 @@ export class JsKernel implements Kernel {
       return;
     }
     // Nobody is listening between cells: keep a bounded amount for the next cell, like Python's pending output.
-    const size = output.type === "stream" ? output.text.length : 1024;
-    if (this.strayChars + size > STRAY_LIMIT_CHARS) return;
+    // Displays count by their data, so a timer that displays large images between cells is bounded too.
+    const size = output.type === "stream" ? output.text.length : Math.max(1024, outputSize(output));
+    if (this.strayChars + size > STRAY_LIMIT_CHARS) {
+      this.strayDropped += size;
+      return;
+    }
     this.strayChars += size;
     this.stray.push(output);
   }
