@@ -7,6 +7,9 @@ import { EvalJob, type JobCallStarter } from "./eval-job.js";
 import type { EvalInput, EvalJobInput } from "./input-schema.js";
 import type { EvalProgress, EvalToolResult } from "./run-call.js";
 
+/** With `yieldAfter: 0`, how long after the first output the call still waits for the cells to end. */
+export const FIRST_OUTPUT_GRACE_MS = 100;
+
 export interface JobCallContext {
   registry: JobRegistry;
   sessionId: string;
@@ -61,6 +64,9 @@ export async function runYieldingCall(
       () => !job.isRunning || (yieldAfter === 0 && job.outputsSeen > 0),
       yieldAfter === 0 ? Number.POSITIVE_INFINITY : yieldAfter * 1000,
     );
+    // A quick cell's first output is often its last (`print('hi')`): a moment's grace lets it end, so the
+    // call returns as an ordinary result instead of a handle that costs the agent a round trip.
+    if (yieldAfter === 0 && job.isRunning) await job.waitUntil(() => !job.isRunning, FIRST_OUTPUT_GRACE_MS);
     if (!job.isRunning) await job.ended;
     const result = job.take();
     if (!job.isRunning) {
