@@ -54,6 +54,11 @@ export class JobRegistry {
     );
   }
 
+  /** True while the id is known (running, or finished and not collected). */
+  has(id: string): boolean {
+    return this.jobs.has(id);
+  }
+
   /** The running job holding a session (session id + cwd), if any. */
   runningOn(group: string): RegisteredJob | undefined {
     for (const job of this.jobs.values()) if (job.isRunning && job.group === group) return job;

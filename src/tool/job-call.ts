@@ -85,8 +85,11 @@ export async function runYieldingCall(
 /** `{ job, wait? }` or `{ job, cancel: true }`: what the job produced since its previous return. */
 export function continueJob(ctx: JobCallContext, input: EvalJobInput): Promise<EvalToolResult> {
   const job = findJob(ctx.registry, input.job);
+  // A cancel takes effect at once, also while another call waits on the job (that wait then ends with it).
+  if (input.cancel === true) job.cancel();
   return job.exclusive(async () => {
     // A concurrent call may have collected the final result while this one queued.
+    if (input.cancel === true && !ctx.registry.has(job.id)) return cancelledElsewhere(job);
     findJob(ctx.registry, input.job);
     const detach = job.attach(ctx.onUpdate);
     try {
@@ -108,6 +111,18 @@ export function continueJob(ctx: JobCallContext, input: EvalJobInput): Promise<E
     }
     return withJobNote(result);
   });
+}
+
+/** A cancel whose job's final result went to the call that was waiting on it: the state, no cells twice. */
+function cancelledElsewhere(job: EvalJob): EvalToolResult {
+  const result = job.take();
+  result.content.push({
+    type: "text",
+    text:
+      `[job ${job.id} ${result.details.job?.state}] the cancel took effect; the job's final result went to ` +
+      "the call that was waiting on it",
+  });
+  return result;
 }
 
 function findJob(registry: JobRegistry, id: string): EvalJob {

@@ -106,6 +106,29 @@ describe.skipIf(!RUN)("eval tool jobs and their session (set EVALKIT_PYTHON_INTE
     expect(last.details.cells.map((c) => c.status)).toEqual(["cancelled", "skipped"]);
   }, 60_000);
 
+  it("cancels at once while another call waits on the job: the wait gets the final result, the cancel the state", async () => {
+    const tool = makeTool({ js: false });
+    const first = await tool.execute({
+      cells: [{ code: "import time\nprint('go', flush=True)\ntime.sleep(120)" }, { code: "1" }],
+      yieldAfter: 0,
+    });
+    const id = first.details.job!.id;
+    const started = Date.now();
+    const waiting = tool.execute({ job: id, wait: 60 });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const cancelled = await tool.execute({ job: id, cancel: true });
+    const waited = await waiting;
+    // Neither sat out the 60 s wait.
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(waited.details.job).toEqual({ id, state: "cancelled" });
+    expect(waited.details.cells.map((c) => c.status)).toEqual(["cancelled", "skipped"]);
+    expect(cancelled.details.job).toEqual({ id, state: "cancelled" });
+    expect(cancelled.details.cells).toEqual([]);
+    expect(cancelled.content.map((b) => (b.type === "text" ? b.text : "")).join("")).toContain(
+      "final result went to the call that was waiting",
+    );
+  }, 60_000);
+
   it("returns a quick cell's result as an ordinary call with yieldAfter 0, leaving the session free", async () => {
     const tool = makeTool({ js: false });
     await tool.execute({ cells: [{ code: "1" }] });
