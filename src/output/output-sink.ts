@@ -58,6 +58,13 @@ export interface OutputSinkResult {
   artifactError?: string;
 }
 
+/** What a sink continues from an earlier one's {@link OutputSink.cut}. */
+interface ContinuedStream {
+  redactor: StreamRedactor;
+  pendingHigh: string;
+  artifactBytesLeft: number;
+}
+
 /** Streams one cell's output into a bounded view plus an artifact. Not reusable: `finish()` once. */
 export class OutputSink {
   private readonly options: OutputSinkOptions;
@@ -79,16 +86,19 @@ export class OutputSink {
   private isLastNewline = false;
   private result: OutputSinkResult | null = null;
 
-  /** `continued`: the stream goes on from an earlier sink's {@link cut} (its redactor and half a surrogate pair). */
-  constructor(
-    options: OutputSinkOptions = {},
-    continued?: { redactor: StreamRedactor; pendingHigh: string },
-  ) {
+  /**
+   * `continued`: the stream goes on from an earlier sink's {@link cut}: its redactor, half a surrogate pair, and
+   * what is left of the artifact cap (one cell's output keeps at most `maxArtifactBytes` over all its returns).
+   */
+  constructor(options: OutputSinkOptions = {}, continued?: ContinuedStream) {
     this.options = options;
     const headBytes = options.headBytes ?? DEFAULT_HEAD_BYTES;
     const tailBytes = options.tailBytes ?? DEFAULT_TAIL_BYTES;
     this.spillThreshold = options.spillThresholdBytes ?? headBytes + tailBytes;
-    this.maxArtifactBytes = options.maxArtifactBytes ?? DEFAULT_MAX_ARTIFACT_BYTES;
+    const cap = options.maxArtifactBytes ?? DEFAULT_MAX_ARTIFACT_BYTES;
+    this.maxArtifactBytes = continued?.artifactBytesLeft ?? cap;
+    if (this.maxArtifactBytes <= 0)
+      this.artifactError = `the cell's earlier returns already saved ${cap} bytes, the most one cell's output keeps`;
     this.redactor = continued?.redactor ?? createStreamRedactor(options.secrets ?? []);
     if (continued !== undefined) {
       this.pendingHigh = continued.pendingHigh;
@@ -156,7 +166,11 @@ export class OutputSink {
     const pendingHigh = this.pendingHigh;
     this.pendingHigh = "";
     const result = this.end();
-    return { result, next: new OutputSink(this.options, { redactor: this.redactor, pendingHigh }) };
+    const artifactBytesLeft = this.maxArtifactBytes - (result.artifactBytes ?? 0);
+    return {
+      result,
+      next: new OutputSink(this.options, { redactor: this.redactor, pendingHigh, artifactBytesLeft }),
+    };
   }
 
   private end(): OutputSinkResult {
