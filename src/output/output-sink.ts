@@ -58,6 +58,13 @@ export interface OutputSinkResult {
   artifactError?: string;
 }
 
+/** What a sink continues from an earlier one's {@link OutputSink.cut}. */
+interface ContinuedStream {
+  redactor: StreamRedactor;
+  pendingHigh: string;
+  artifactBytesLeft: number;
+}
+
 /** Streams one cell's output into a bounded view plus an artifact. Not reusable: `finish()` once. */
 export class OutputSink {
   private readonly options: OutputSinkOptions;
@@ -79,13 +86,25 @@ export class OutputSink {
   private isLastNewline = false;
   private result: OutputSinkResult | null = null;
 
-  constructor(options: OutputSinkOptions = {}) {
+  /**
+   * `continued`: the stream goes on from an earlier sink's {@link cut}: its redactor, half a surrogate pair, and
+   * what is left of the artifact cap (one cell's output keeps at most `maxArtifactBytes` over all its returns).
+   */
+  constructor(options: OutputSinkOptions = {}, continued?: ContinuedStream) {
     this.options = options;
     const headBytes = options.headBytes ?? DEFAULT_HEAD_BYTES;
     const tailBytes = options.tailBytes ?? DEFAULT_TAIL_BYTES;
     this.spillThreshold = options.spillThresholdBytes ?? headBytes + tailBytes;
-    this.maxArtifactBytes = options.maxArtifactBytes ?? DEFAULT_MAX_ARTIFACT_BYTES;
-    this.redactor = createStreamRedactor(options.secrets ?? []);
+    const cap = options.maxArtifactBytes ?? DEFAULT_MAX_ARTIFACT_BYTES;
+    this.maxArtifactBytes = continued?.artifactBytesLeft ?? cap;
+    if (this.maxArtifactBytes <= 0)
+      this.artifactError = `the cell's earlier returns already saved ${cap} bytes, the most one cell's output keeps`;
+    this.redactor = continued?.redactor ?? createStreamRedactor(options.secrets ?? []);
+    if (continued !== undefined) {
+      this.pendingHigh = continued.pendingHigh;
+      // What the redactor holds came from chunks this sink never saw: not known to be plain.
+      this.plainRun = 0;
+    }
     this.window = new OutputWindow(headBytes, tailBytes);
     this.window.onFirstLoss = () => this.spill();
     // The raw text is redacted before sanitising; the view is redacted again after, because stripping escape
@@ -133,6 +152,28 @@ export class OutputSink {
   finish(): OutputSinkResult {
     if (this.result !== null) return this.result;
     this.consume(this.redactor.flush());
+    return this.end();
+  }
+
+  /**
+   * A job's return while the cell runs: ends this sink's view and artifact like `finish()`, except that the
+   * start of a secret (and half a surrogate pair) at the very end moves on to `next`, which continues the
+   * stream, so a secret printed across the return is still redacted and no character is split.
+   */
+  cut(): { result: OutputSinkResult; next: OutputSink } {
+    if (this.result !== null) throw new EvalkitError("DISPOSED", "OutputSink.cut after finish()");
+    this.consume(this.redactor.release());
+    const pendingHigh = this.pendingHigh;
+    this.pendingHigh = "";
+    const result = this.end();
+    const artifactBytesLeft = this.maxArtifactBytes - (result.artifactBytes ?? 0);
+    return {
+      result,
+      next: new OutputSink(this.options, { redactor: this.redactor, pendingHigh, artifactBytesLeft }),
+    };
+  }
+
+  private end(): OutputSinkResult {
     if (this.pendingHigh !== "") {
       // A high surrogate whose partner never came: count, store and show it like any other text.
       const lone = this.pendingHigh;

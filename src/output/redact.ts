@@ -18,6 +18,11 @@ export interface StreamRedactor {
   push(text: string): string;
   /** Releases the held-back rest at the end of the stream. */
   flush(): string;
+  /**
+   * A pause, not the end (a job's return): releases all held text except a tail that is the beginning of a
+   * secret, which stays held for the next chunk, so a secret printed across the pause is still caught.
+   */
+  release(): string;
   /** The most characters of earlier input a `push()` result can carry (0 without secrets). */
   readonly holdChars: number;
   /** True when every replacement is printable ASCII, so ASCII input gives ASCII output. */
@@ -95,8 +100,24 @@ export function createStreamRedactor(
 ): StreamRedactor {
   const compiled = compileSecrets(secrets, options.minLength ?? MIN_SECRET_LENGTH);
   if (compiled === null)
-    return { push: (text) => text, flush: () => "", holdChars: 0, isAsciiPreserving: true };
+    return {
+      push: (text) => text,
+      flush: () => "",
+      release: () => "",
+      holdChars: 0,
+      isAsciiPreserving: true,
+    };
   const { pattern, maxLength } = compiled;
+  const values = [...compiled.names.keys()];
+  /** The first index at or after `from` where the rest of `text` is a secret's unfinished beginning. */
+  const heldStart = (text: string, from: number): number => {
+    for (let i = from; i < text.length; i++) {
+      const rest = text.slice(i);
+      if (values.some((value) => value.length > rest.length && value.startsWith(rest))) return i;
+    }
+    return text.length;
+  };
+  const redactMatch = (match: string) => `[REDACTED:${compiled.names.get(match) ?? "SECRET"}]`;
   let carry = "";
   return {
     holdChars: maxLength - 1,
@@ -114,7 +135,7 @@ export function createStreamRedactor(
       pattern.lastIndex = 0;
       for (let match = pattern.exec(buffer); match !== null; match = pattern.exec(buffer)) {
         if (match.index >= safeEnd) break;
-        out += buffer.slice(emitted, match.index) + `[REDACTED:${compiled.names.get(match[0]) ?? "SECRET"}]`;
+        out += buffer.slice(emitted, match.index) + redactMatch(match[0]);
         emitted = match.index + match[0].length;
       }
       const keepFrom = Math.max(safeEnd, emitted);
@@ -126,6 +147,21 @@ export function createStreamRedactor(
       const rest = replaceAll(compiled, carry);
       carry = "";
       return rest;
+    },
+    release() {
+      // As in push(), matches go left to right; one that begins inside the held tail waits with it.
+      let out = "";
+      let emitted = 0;
+      pattern.lastIndex = 0;
+      for (let match = pattern.exec(carry); match !== null; match = pattern.exec(carry)) {
+        if (match.index >= heldStart(carry, emitted)) break;
+        out += carry.slice(emitted, match.index) + redactMatch(match[0]);
+        emitted = match.index + match[0].length;
+      }
+      const keepFrom = heldStart(carry, emitted);
+      out += carry.slice(emitted, keepFrom);
+      carry = carry.slice(keepFrom);
+      return out;
     },
   };
 }

@@ -1,6 +1,7 @@
 // Which jobs exist on a manager: ids, the session each one holds busy, and why an id is no longer known.
 import { randomBytes } from "node:crypto";
 import { EvalkitError } from "../errors.js";
+import { clampLine } from "../render/text-lines.js";
 
 /** What the registry needs of a job (the tool layer's EvalJob carries the rest). */
 export interface RegisteredJob {
@@ -16,6 +17,8 @@ export interface RegisteredJob {
 export const MAX_UNCOLLECTED_JOBS = 32;
 /** Ids remembered after they went away, so a late call gets the reason instead of "unknown". */
 const MAX_REMEMBERED_IDS = 256;
+/** An unknown id is echoed at most this long: a megabyte of garbage must not come back in the error. */
+const MAX_ID_ECHO_CHARS = 100;
 
 /**
  * A job stays here from its first return until its final result has been returned once (or its session's
@@ -45,10 +48,15 @@ export class JobRegistry {
       "JOB_NOT_FOUND",
       why !== undefined
         ? `job ${id} is gone: ${why}`
-        : `unknown job id ${JSON.stringify(id)}` +
+        : `unknown job id ${JSON.stringify(clampLine(id, MAX_ID_ECHO_CHARS))}` +
             (running.length > 0 ? ` (running jobs: ${running.join(", ")})` : " (no job is running)"),
       { job: id, running },
     );
+  }
+
+  /** True while the id is known (running, or finished and not collected). */
+  has(id: string): boolean {
+    return this.jobs.has(id);
   }
 
   /** The running job holding a session (session id + cwd), if any. */

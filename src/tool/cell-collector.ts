@@ -20,7 +20,7 @@ import {
 } from "../output/display-render.js";
 import { DisplayRetention } from "../output/display-retention.js";
 import { toCellOutput } from "../output/display-updates.js";
-import { OutputSink, type OutputSinkOptions } from "../output/output-sink.js";
+import { OutputSink, type OutputSinkOptions, type OutputSinkResult } from "../output/output-sink.js";
 import {
   createRedactor,
   createStreamRedactor,
@@ -154,8 +154,15 @@ export class CellCollector {
    * there (own text budget, own artifact) and starts afresh, so memory never holds more than one return's view.
    */
   cut(): CollectedCell {
-    const collected = this.finish();
-    this.sink = new OutputSink(this.sinkOptions);
+    // The start of a secret at the very end waits for the next return, where the rest of it may follow.
+    const open = this.openStream;
+    if (open !== undefined) this.appendRetained(open.name, this.streamRedactors[open.name].release());
+    this.openStream = undefined;
+    const { result, next } = this.sink.cut();
+    const collected = this.collect(result);
+    this.sink = next;
+    // Whatever that stream's redactor still holds comes out in the next return's outputs.
+    if (open !== undefined) this.openStream = { type: "stream", name: open.name, text: "" };
     this.outputs = [];
     this.retention = new DisplayRetention(this.outputs);
     this.images = [];
@@ -168,7 +175,10 @@ export class CellCollector {
   /** Ends the cell: closes the sink (artifact) and returns text, outputs and images. */
   finish(): CollectedCell {
     this.closeStream();
-    const result = this.sink.finish();
+    return this.collect(this.sink.finish());
+  }
+
+  private collect(result: OutputSinkResult): CollectedCell {
     const notices: string[] = [];
     if (result.artifactError !== undefined)
       notices.push(`full output could not be saved: ${result.artifactError}`);
@@ -242,11 +252,9 @@ export class CellCollector {
     this.openStream = undefined;
   }
 
-  /** A new stream output, in `outputs` unless the cap was reached (then only live listeners see its text). */
+  /** A new stream output; it joins `outputs` with its first text (never past the cap: then only live listeners see it). */
   private openRetained(name: "stdout" | "stderr"): StreamOutput {
-    const stream: StreamOutput = { type: "stream", name, text: "" };
-    if (!this.isRetainCapped) this.outputs.push(stream);
-    return stream;
+    return { type: "stream", name, text: "" };
   }
 
   private appendRetained(name: "stdout" | "stderr", text: string): void {
@@ -254,6 +262,7 @@ export class CellCollector {
     if (this.isRetainCapped) return;
     this.openStream ??= this.openRetained(name);
     if (text === "") return;
+    if (this.openStream.text === "") this.outputs.push(this.openStream);
     const room = this.retainLimit - this.retainedChars;
     const kept = text.length <= room ? text : text.slice(0, Math.max(0, room));
     this.openStream.text += kept;

@@ -105,9 +105,10 @@ export class EvalJob implements RegisteredJob {
   attach(listener: ((progress: EvalProgress) => void) | undefined): () => void {
     if (listener === undefined) return () => {};
     this.listener = listener;
-    if (this.lastProgress !== undefined) {
+    const latest = this.latestProgress();
+    if (latest !== undefined) {
       try {
-        listener(this.lastProgress);
+        listener(latest);
       } catch {
         // as above
       }
@@ -115,6 +116,19 @@ export class EvalJob implements RegisteredJob {
     return () => {
       if (this.listener === listener) this.listener = undefined;
     };
+  }
+
+  /**
+   * The last progress with the running cell's elapsed time brought up to now: a silent cell's last update may be
+   * minutes old, and a wait must not report it as just started.
+   */
+  private latestProgress(): EvalProgress | undefined {
+    const progress = this.lastProgress;
+    const running = this.running;
+    if (progress?.running === undefined || running === undefined || progress.running.index !== running.index)
+      return progress;
+    const elapsedMs = Math.round(performance.now() - running.startedAt);
+    return { ...progress, running: { ...progress.running, elapsedMs } };
   }
 
   /**

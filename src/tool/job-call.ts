@@ -7,6 +7,9 @@ import { EvalJob, type JobCallStarter } from "./eval-job.js";
 import type { EvalInput, EvalJobInput } from "./input-schema.js";
 import type { EvalProgress, EvalToolResult } from "./run-call.js";
 
+/** With `yieldAfter: 0`, how long after the first output the call still waits for the cells to end. */
+export const FIRST_OUTPUT_GRACE_MS = 100;
+
 export interface JobCallContext {
   registry: JobRegistry;
   sessionId: string;
@@ -61,6 +64,9 @@ export async function runYieldingCall(
       () => !job.isRunning || (yieldAfter === 0 && job.outputsSeen > 0),
       yieldAfter === 0 ? Number.POSITIVE_INFINITY : yieldAfter * 1000,
     );
+    // A quick cell's first output is often its last (`print('hi')`): a moment's grace lets it end, so the
+    // call returns as an ordinary result instead of a handle that costs the agent a round trip.
+    if (yieldAfter === 0 && job.isRunning) await job.waitUntil(() => !job.isRunning, FIRST_OUTPUT_GRACE_MS);
     if (!job.isRunning) await job.ended;
     const result = job.take();
     if (!job.isRunning) {
@@ -79,8 +85,11 @@ export async function runYieldingCall(
 /** `{ job, wait? }` or `{ job, cancel: true }`: what the job produced since its previous return. */
 export function continueJob(ctx: JobCallContext, input: EvalJobInput): Promise<EvalToolResult> {
   const job = findJob(ctx.registry, input.job);
+  // A cancel takes effect at once, also while another call waits on the job (that wait then ends with it).
+  if (input.cancel === true) job.cancel();
   return job.exclusive(async () => {
     // A concurrent call may have collected the final result while this one queued.
+    if (input.cancel === true && !ctx.registry.has(job.id)) return cancelledElsewhere(job);
     findJob(ctx.registry, input.job);
     const detach = job.attach(ctx.onUpdate);
     try {
@@ -102,6 +111,18 @@ export function continueJob(ctx: JobCallContext, input: EvalJobInput): Promise<E
     }
     return withJobNote(result);
   });
+}
+
+/** A cancel whose job's final result went to the call that was waiting on it: the state, no cells twice. */
+function cancelledElsewhere(job: EvalJob): EvalToolResult {
+  const result = job.take();
+  result.content.push({
+    type: "text",
+    text:
+      `[job ${job.id} ${result.details.job?.state}] the cancel took effect; the job's final result went to ` +
+      "the call that was waiting on it",
+  });
+  return result;
 }
 
 function findJob(registry: JobRegistry, id: string): EvalJob {

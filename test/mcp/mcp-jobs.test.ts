@@ -2,6 +2,7 @@
 import { readFileSync } from "node:fs";
 import type { CallToolResult, Progress } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isProcessAlive, waitFor } from "../helpers/processes.js";
 import { buildCli, closeServers, type StartedServer, startServer, textOf } from "./mcp-helpers.js";
 
 const RUN = process.env.EVALKIT_PYTHON_INTEGRATION === "1";
@@ -87,6 +88,20 @@ describe.skipIf(!RUN)("evalkit mcp jobs (set EVALKIT_PYTHON_INTEGRATION=1 to run
     expect(textOf(gone)).toContain("JOB_NOT_FOUND");
   }, 60_000);
 
+  it("reports a silent job's true running time in the progress of a later wait, with heartbeats", async () => {
+    const first = await call(server, { cells: [{ code: "import time\ntime.sleep(5)" }], yieldAfter: 0.5 });
+    const id = detailsOf(first).job?.id;
+    expect(detailsOf(first).job?.state).toBe("running");
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    const updates: Progress[] = [];
+    const last = await call(server, { job: id, wait: 30 }, (p) => updates.push(p));
+    expect(detailsOf(last).job?.state).toBe("done");
+    // The cell printed nothing: without its elapsed time brought up to date the wait would start at "0.0s".
+    const seconds = Number(/running ([\d.]+)s/.exec(updates[0]?.message ?? "")?.[1]);
+    expect(seconds).toBeGreaterThanOrEqual(2);
+    expect(updates.length).toBeGreaterThanOrEqual(2);
+  }, 60_000);
+
   it("cancels a job and refuses other calls on the session with SESSION_BUSY meanwhile", async () => {
     const first = await call(server, {
       cells: [
@@ -123,6 +138,19 @@ describe.skipIf(!RUN)("evalkit mcp jobs (set EVALKIT_PYTHON_INTEGRATION=1 to run
     const timedOut = (await collectToEnd(server, slow)).at(-1)!;
     expect(detailsOf(timedOut).job?.state).toBe("failed");
     expect(detailsOf(timedOut).cells[0]?.status).toBe("timeout");
+  }, 60_000);
+
+  it("ends a running job's kernel when the client closes the connection", async () => {
+    const own = await startServer();
+    const first = await call(own, {
+      cells: [{ code: "import os, time\nprint(os.getpid(), flush=True)\ntime.sleep(120)" }],
+      yieldAfter: 0,
+    });
+    expect(detailsOf(first).job?.state).toBe("running");
+    const kernel = Number(detailsOf(first).cells[0]?.text.trim());
+    expect(isProcessAlive(kernel)).toBe(true);
+    await own.client.close();
+    expect(await waitFor(() => !isProcessAlive(kernel) && !isProcessAlive(own.pid), 15_000)).toBe(true);
   }, 60_000);
 
   it("prints 1 GB from a job with the server's memory bounded and every byte accounted for", async () => {

@@ -1,4 +1,4 @@
-// Redaction of the model's view after sanitising: escape sequences and rewrites cannot reassemble a secret.
+// Redaction of the model's view after sanitising and across a job's cuts: a secret cannot be reassembled.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -42,5 +42,29 @@ describe("the model's view of a secret split by control sequences", () => {
     expect(sink.snapshot()).not.toContain(SECRET);
     expect(sink.snapshot()).toContain("[REDACTED:OPENAI_API_KEY]");
     sink.finish();
+  });
+});
+
+describe("a sink cut for a job's return", () => {
+  it("keeps a secret's first half for the next stretch, which redacts the whole secret", () => {
+    const sink = createOutputSink({ artifactDir: dir, secrets });
+    sink.push("epoch 1\nkey=sk-live-Zq");
+    const { result, next } = sink.cut();
+    expect(result.text).toBe("epoch 1\nkey=");
+    next.push("81xVx9Qk2\nepoch 2\n");
+    const rest = next.finish();
+    expect(rest.text).toBe("[REDACTED:OPENAI_API_KEY]\nepoch 2\n");
+    // Bytes are counted once, in the stretch that shows them.
+    expect(result.totalBytes + rest.totalBytes).toBe(Buffer.byteLength(`${result.text}${rest.text}`));
+  });
+
+  it("hands over ordinary text at once and never splits a character", () => {
+    const sink = createOutputSink({ artifactDir: dir, secrets });
+    sink.push("loss 0.25 and sk- but not a key ");
+    sink.push("smile \ud83d");
+    const { result, next } = sink.cut();
+    expect(result.text).toBe("loss 0.25 and sk- but not a key smile ");
+    next.push("\ude00\n");
+    expect(next.finish().text).toBe("\u{1f600}\n");
   });
 });

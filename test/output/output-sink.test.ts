@@ -180,6 +180,31 @@ describe("OutputSink", () => {
     expect((await readWhole(result.truncated!.artifact)).length).toBe(5000);
   });
 
+  it("caps a cell's artifacts over all of a job's returns as it caps one artifact", async () => {
+    const options = { artifactDir: dir, headBytes: 200, tailBytes: 200, maxArtifactBytes: 5000 };
+    const lines = Array(30).fill(`${"z".repeat(99)}\n`);
+    let sink = createOutputSink(options);
+    const results = [];
+    for (let stretch = 0; stretch < 3; stretch++) {
+      for (const line of lines) sink.push(line);
+      const { result, next } = sink.cut();
+      results.push(result);
+      sink = next;
+    }
+    for (const line of lines) sink.push(line);
+    results.push(sink.finish());
+    // 3000 bytes each: the first stretch whole, the second up to the cap, then nothing more on disk.
+    expect(results.map((r) => r.totalBytes)).toEqual([3000, 3000, 3000, 3000]);
+    expect(results.map((r) => r.artifactBytes)).toEqual([3000, 2000, undefined, undefined]);
+    expect(results[1]?.text).toContain(`first 2000 bytes of the output: ${results[1]?.truncated?.artifact}`);
+    expect((await readWhole(results[1]!.truncated!.artifact)).length).toBe(2000);
+    for (const late of results.slice(2)) {
+      expect(late.truncated).toBeUndefined();
+      expect(late.artifactError).toContain("already saved 5000 bytes");
+      expect(late.text).toContain("full output could not be saved");
+    }
+  });
+
   it("keeps working when the artifact cannot be written, and says so", () => {
     const notADir = join(dir, "file");
     writeFileSync(notADir, "");

@@ -79,9 +79,50 @@ describe("createStreamRedactor", () => {
     );
   });
 
+  it("releases at a pause everything but a secret's beginning, which waits for the rest", () => {
+    const stream = createStreamRedactor(secrets);
+    expect(stream.push("loss 0.12 token sk-li")).toBe("loss 0.12");
+    // A job's return: the ordinary text comes out now, the secret's first half does not.
+    expect(stream.release()).toBe(" token ");
+    expect(stream.release()).toBe("");
+    expect(stream.push("ve-12345 ok") + stream.flush()).toBe("[REDACTED:API_TOKEN] ok");
+    // A tail that only looked like a beginning is released once the next text shows it is not.
+    expect(stream.push("sk-") + stream.release() + stream.push("nope") + stream.flush()).toBe("sk-nope");
+  });
+
+  it("produces the same text as the whole-text redactor with pauses anywhere", () => {
+    const pool = [
+      { name: "A", value: "abab" },
+      { name: "B", value: "babba" },
+      { name: "C", value: "aaaaaa" },
+    ];
+    const whole = createRedactor(pool);
+    fc.assert(
+      fc.property(
+        fc.string({ unit: fc.constantFrom("a", "b", "x"), maxLength: 80 }),
+        fc.array(fc.tuple(fc.nat(80), fc.boolean())),
+        (text, cuts) => {
+          const stream = createStreamRedactor(pool);
+          let out = "";
+          let prev = 0;
+          for (const [at, isPause] of [...cuts].sort((a, b) => a[0] - b[0])) {
+            const point = Math.min(at, text.length);
+            out += stream.push(text.slice(prev, point));
+            if (isPause) out += stream.release();
+            prev = point;
+          }
+          out += stream.push(text.slice(prev)) + stream.flush();
+          expect(out).toBe(whole(text));
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+
   it("passes text straight through when there are no secrets", () => {
     const stream = createStreamRedactor([]);
     expect(stream.push("abc")).toBe("abc");
+    expect(stream.release()).toBe("");
     expect(stream.flush()).toBe("");
   });
 });

@@ -203,6 +203,9 @@ describe.skipIf(!RUN)("eval tool jobs (set EVALKIT_PYTHON_INTEGRATION=1 to run)"
     const unknown = await rejection(tool.execute({ job: "job-nope" }));
     expect(unknown.code).toBe("JOB_NOT_FOUND");
     expect(unknown.message).toContain('"job-nope"');
+    const huge = await rejection(tool.execute({ job: "x".repeat(1_000_000) }));
+    expect(huge.code).toBe("JOB_NOT_FOUND");
+    expect(huge.message.length).toBeLessThan(300);
     const mixed = await rejection(tool.execute({ job: "job-x", cells: [{ code: "1" }] }));
     expect(mixed.code).toBe("INVALID_INPUT");
     expect(mixed.message).toContain("cells: not allowed with job");
