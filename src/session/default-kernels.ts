@@ -22,13 +22,21 @@ export function createDefaultResolver(
 ): InterpreterResolver {
   if (launcher && launcher.length > 0) {
     const env = { ...definedEntries(process.env), ...extraEnv };
-    return async () => ({ executable: python ?? "python3", env });
+    return async () => ({
+      executable: python ?? "python3",
+      env,
+      reason: `run through ${launcher.join(" ")}`,
+    });
   }
   return async (cwd) => {
     const options: { cwd: string; python?: string } = { cwd };
     if (python !== undefined) options.python = python;
     const resolved = await resolvePython(options);
-    return { executable: resolved.executable, env: buildKernelEnv(resolved, process.env, extraEnv) };
+    return {
+      executable: resolved.executable,
+      env: buildKernelEnv(resolved, process.env, extraEnv),
+      reason: resolved.reason,
+    };
   };
 }
 

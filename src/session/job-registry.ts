@@ -1,7 +1,7 @@
 // Which jobs exist on a manager: ids, the session each one holds busy, and why an id is no longer known.
 import { randomBytes } from "node:crypto";
 import { EvalkitError } from "../errors.js";
-import { clampLine } from "../render/text-lines.js";
+import { clampLine } from "../text/text-lines.js";
 
 /** What the registry needs of a job (the tool layer's EvalJob carries the rest). */
 export interface RegisteredJob {

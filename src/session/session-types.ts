@@ -1,5 +1,5 @@
 // Public shapes of the session layer: manager options, call and cell requests, and a cell's outcome.
-import type { CellLanguage, CellUsage } from "../contracts/cell-result.js";
+import type { CellLanguage, CellStatus, CellUsage } from "../contracts/cell-result.js";
 import type { CellErrorInfo, KernelOutput } from "../contracts/outputs.js";
 import type { Kernel, KernelExit } from "../kernel/kernel.js";
 import type { ResolvedSandbox, ResourceLimits } from "../runtime/sandbox-types.js";
@@ -8,8 +8,11 @@ import type { HostBridgeHandlers } from "./bridge-handlers.js";
 /** `session`: kernels retained per key; `per-call`: a fresh kernel per call, shut down after it. */
 export type KernelMode = "session" | "per-call";
 
-/** How one cell ended, as the session layer saw it (the tool adds text, truncation and `skipped`). */
-export type SessionCellStatus = "ok" | "error" | "timeout" | "cancelled" | "killed" | "died";
+/**
+ * How one cell ended, as the session layer saw it: the one status vocabulary (`CellStatus`) less the two only the
+ * tool can say (`skipped` after an earlier failure, `running` for a job's open cell).
+ */
+export type SessionCellStatus = Exclude<CellStatus, "skipped" | "running">;
 
 /** Everything a kernel factory needs to build one kernel. */
 export interface KernelSpec {
@@ -38,6 +41,8 @@ export type KernelFactory = (spec: KernelSpec) => Kernel;
 export interface ResolvedInterpreter {
   executable: string;
   env: Record<string, string>;
+  /** How the interpreter was found (for banners and `doctor`), when the resolver knows. */
+  reason?: string;
 }
 
 /** Picks the interpreter (and child environment) for a working directory. */

@@ -1,12 +1,13 @@
 // The REPL's kernels: one retained Python kernel and one JS kernel (started on first use), restart and shutdown.
 import type { CellLanguage } from "../../contracts/cell-result.js";
+import { EvalkitError } from "../../errors.js";
 import type { JsKernel } from "../../kernel/js/js-kernel.js";
 import type { Kernel } from "../../kernel/kernel.js";
 import { PythonKernel } from "../../kernel/python/python-kernel.js";
-import { buildKernelEnv } from "../../runtime/child-env.js";
-import { filterEnv } from "../../runtime/env-filter.js";
-import { resolvePython } from "../../runtime/resolve-python.js";
 import type { ResolvedSandbox, ResourceLimits } from "../../runtime/sandbox-types.js";
+import { buildPlainEnv, createDefaultKernel, createDefaultResolver } from "../../session/default-kernels.js";
+import { DEFAULT_INTERRUPT_GRACE_MS } from "../../session/session-manager.js";
+import type { InterpreterResolver, KernelSpec, ResolvedInterpreter } from "../../session/session-types.js";
 import { type Completeness, checkJsComplete } from "./completeness.js";
 
 export interface ReplKernelConfig {
@@ -26,41 +27,59 @@ export interface PythonDescription {
 }
 
 /**
- * Owns the REPL's kernels directly rather than through SessionManager: an interactive session needs no idle
- * eviction or default timeout, and it talks to the kernel itself (is_complete, input requests, restarts).
+ * Holds the REPL's kernels. They are resolved and built by the session layer's own factories (the same
+ * interpreter search, launcher environment, sandbox and limits as `exec` and `mcp`), but held here rather than
+ * in a SessionManager: an interactive session needs no idle eviction or default timeout, and it talks to the
+ * kernel itself (is_complete, completion, input requests, restarts).
  */
 export class ReplKernels {
   private readonly config: ReplKernelConfig;
   private python: PythonKernel | undefined;
   private js: JsKernel | undefined;
-  private pythonCommand: { executable: string; env: Record<string, string>; reason: string } | undefined;
+  private pythonCommand: ResolvedInterpreter | undefined;
+  private readonly resolveInterpreter: InterpreterResolver;
   /** The execution count the next cell of each language will most likely get. */
   readonly nextCount: Record<CellLanguage, number> = { py: 1, js: 1 };
 
   constructor(config: ReplKernelConfig) {
     this.config = config;
+    this.resolveInterpreter = createDefaultResolver(config.python, {}, config.launcher);
   }
 
   /** Resolves the interpreter (once) and starts a Python kernel. */
   async startPython(): Promise<PythonDescription> {
-    if (this.pythonCommand === undefined) this.pythonCommand = await this.resolveCommand();
+    if (this.pythonCommand === undefined) this.pythonCommand = await this.resolveInterpreter(this.config.cwd);
     const { executable, env, reason } = this.pythonCommand;
-    const kernel = new PythonKernel({
-      python: executable,
-      cwd: this.config.cwd,
-      env,
-      ...(this.config.launcher ? { launcher: this.config.launcher } : {}),
-      ...(this.config.sandbox ? { sandbox: this.config.sandbox } : {}),
-      ...(this.config.limits ? { limits: this.config.limits } : {}),
-    });
+    const kernel = createDefaultKernel(this.spec("py", executable, env));
+    if (!(kernel instanceof PythonKernel))
+      throw new EvalkitError("INTERNAL", "the py kernel factory gave no PythonKernel");
     await kernel.start();
     this.python = kernel;
     this.nextCount.py = 1;
     return {
       executable: kernel.info?.executable ?? executable,
       version: kernel.info?.pythonVersion ?? "unknown",
-      reason,
+      reason: reason ?? "",
       pid: kernel.info?.pid,
+    };
+  }
+
+  /** What the session layer's kernel factory needs, as SessionManager would describe it. */
+  private spec(
+    language: CellLanguage,
+    interpreter: string | undefined,
+    env: Record<string, string>,
+  ): KernelSpec {
+    return {
+      language,
+      cwd: this.config.cwd,
+      sessionId: "repl",
+      interpreter,
+      env,
+      launcher: this.config.launcher,
+      interruptGraceMs: DEFAULT_INTERRUPT_GRACE_MS,
+      ...(this.config.sandbox ? { sandbox: this.config.sandbox } : {}),
+      ...(this.config.limits ? { limits: this.config.limits } : {}),
     };
   }
 
@@ -79,15 +98,7 @@ export class ReplKernels {
       return this.python as PythonKernel;
     }
     if (this.js === undefined) {
-      // Loaded on first use: most sessions never leave Python, and the worker source is not small.
-      const { JsKernel } = await import("../../kernel/js/js-kernel.js");
-      this.js = new JsKernel({
-        cwd: this.config.cwd,
-        env: filterEnv(process.env),
-        ...(this.config.sandbox ? { sandbox: this.config.sandbox } : {}),
-        ...(this.config.limits?.memoryMb ? { memoryMb: Math.max(64, this.config.limits.memoryMb) } : {}),
-        ...(this.config.limits?.cpuSeconds ? { limits: { cpuSeconds: this.config.limits.cpuSeconds } } : {}),
-      });
+      this.js = createDefaultKernel(this.spec("js", undefined, buildPlainEnv({}))) as JsKernel;
       this.nextCount.js = 1;
     }
     await this.js.start();
@@ -128,26 +139,5 @@ export class ReplKernels {
     await Promise.allSettled([this.python?.shutdown(), this.js?.shutdown()]);
     this.python = undefined;
     this.js = undefined;
-  }
-
-  private async resolveCommand() {
-    if (this.config.launcher) {
-      // The interpreter lives on the other side of the launcher: nothing local to search or check.
-      const executable = this.config.python ?? "python3";
-      return {
-        executable,
-        env: filterEnv(process.env),
-        reason: `run through ${this.config.launcher.join(" ")}`,
-      };
-    }
-    const resolved = await resolvePython({
-      cwd: this.config.cwd,
-      ...(this.config.python !== undefined ? { python: this.config.python } : {}),
-    });
-    return {
-      executable: resolved.executable,
-      env: buildKernelEnv(resolved, process.env),
-      reason: resolved.reason,
-    };
   }
 }
