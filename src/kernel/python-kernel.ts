@@ -8,7 +8,7 @@ import { EvalkitError } from "../errors.js";
 import { DisplayRetention } from "../output/display-retention.js";
 import { resolveEvalkitHome } from "../runtime/python-candidates.js";
 import { buildSandboxArgv } from "../runtime/sandbox-argv.js";
-import { requireSandbox } from "../runtime/sandbox-probe.js";
+import { requireSandboxFeatures, type SandboxFeatures } from "../runtime/sandbox-probe.js";
 import type { ResolvedSandbox, ResourceLimits } from "../runtime/sandbox-types.js";
 import type { ExecuteOptions, ExecuteOutcome, Kernel, KernelExit } from "./kernel.js";
 import { LineReader } from "./line-reader.js";
@@ -148,7 +148,7 @@ export class PythonKernel implements Kernel {
         field: "sandbox",
       });
     }
-    const bwrap = this.options.sandbox ? await requireSandbox() : undefined;
+    const bwrap = this.options.sandbox ? await requireSandboxFeatures() : undefined;
     const { command, args } = this.buildCommand(bwrap);
     const baseEnv = this.options.env ?? (process.env as Record<string, string>);
     const env = { ...baseEnv };
@@ -403,7 +403,7 @@ export class PythonKernel implements Kernel {
     return config;
   }
 
-  private buildCommand(bwrap?: string): { command: string; args: string[] } {
+  private buildCommand(bwrap?: SandboxFeatures): { command: string; args: string[] } {
     const pythonArgs = [...(this.options.args ?? []), "-u", "-c", loadBootstrap()];
     const launcher = bwrap === undefined ? this.options.launcher : this.sandboxPrefix(bwrap);
     if (!launcher || launcher.length === 0) return { command: this.options.python, args: pythonArgs };
@@ -413,20 +413,23 @@ export class PythonKernel implements Kernel {
     return { command, args: [...prefix, ...(quote ? [quoteForShell(tail)] : tail)] };
   }
 
-  private sandboxPrefix(bwrap: string): string[] {
+  private sandboxPrefix(features: SandboxFeatures): string[] {
     const sandbox = this.options.sandbox as ResolvedSandbox;
     const env = this.options.env ?? process.env;
     const evalkitHome = resolveEvalkitHome(env);
     const cache = this.options.codeCacheDir;
     const codeCache = typeof cache === "string" ? cache : join(evalkitHome, "cache", "runner-code");
+    const memoryMb = this.options.limits?.memoryMb;
     return buildSandboxArgv({
-      bwrap,
+      bwrap: features.bwrap,
       sandbox,
       cwd: this.options.cwd ?? process.cwd(),
       executables: [this.options.python],
       home: env.HOME,
       evalkitHome,
       readOnly: cache === false ? [] : [codeCache],
+      // Files in the private tmpfs mounts are memory too: under a memory limit each is capped at it.
+      tmpfsBytes: memoryMb !== undefined && features.sizedTmpfs ? memoryMb * 1024 * 1024 : undefined,
     });
   }
 

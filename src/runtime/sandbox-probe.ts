@@ -4,7 +4,13 @@ import { EvalkitError } from "../errors.js";
 import { findOnPath } from "./find-executable.js";
 
 /** The answer of {@link probeSandbox}. */
-export type SandboxProbe = { ok: true; bwrap: string } | { ok: false; reason: string };
+export type SandboxProbe = { ok: true; bwrap: string; sizedTmpfs: boolean } | { ok: false; reason: string };
+
+/** A usable sandbox: the bwrap to run and whether it can cap a tmpfs's size (`--size`, bubblewrap 0.7+). */
+export interface SandboxFeatures {
+  bwrap: string;
+  sizedTmpfs: boolean;
+}
 
 const INSTALL_HINT =
   "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap; Arch: pacman -S bubblewrap)";
@@ -41,8 +47,13 @@ export function probeSandbox(
 
 /** The bwrap to use, or SANDBOX_UNAVAILABLE naming what is missing. Never a silent fallback to no sandbox. */
 export async function requireSandbox(env: NodeJS.ProcessEnv = process.env): Promise<string> {
+  return (await requireSandboxFeatures(env)).bwrap;
+}
+
+/** {@link requireSandbox} with what this bwrap can do. */
+export async function requireSandboxFeatures(env: NodeJS.ProcessEnv = process.env): Promise<SandboxFeatures> {
   const probe = await probeSandbox(env);
-  if (probe.ok) return probe.bwrap;
+  if (probe.ok) return { bwrap: probe.bwrap, sizedTmpfs: probe.sizedTmpfs };
   throw new EvalkitError(
     "SANDBOX_UNAVAILABLE",
     `a sandbox was asked for but is not available: ${probe.reason}`,
@@ -52,7 +63,15 @@ export async function requireSandbox(env: NodeJS.ProcessEnv = process.env): Prom
   );
 }
 
-function tryBwrap(bwrap: string): Promise<SandboxProbe> {
+/** Probes with a sized tmpfs first; a bwrap too old for `--size` is probed again without it. */
+async function tryBwrap(bwrap: string): Promise<SandboxProbe> {
+  const sized = await runProbe(bwrap, ["--size", "1048576", "--tmpfs", "/tmp"]);
+  if (sized.ok || !/--size/.test(sized.reason)) return sized;
+  const plain = await runProbe(bwrap, []);
+  return plain.ok ? { ...plain, sizedTmpfs: false } : plain;
+}
+
+function runProbe(bwrap: string, extra: string[]): Promise<SandboxProbe> {
   const args = [
     "--ro-bind",
     "/",
@@ -61,6 +80,7 @@ function tryBwrap(bwrap: string): Promise<SandboxProbe> {
     "/proc",
     "--dev",
     "/dev",
+    ...extra,
     "--unshare-pid",
     "--unshare-net",
     "--unshare-ipc",
@@ -84,7 +104,7 @@ function tryBwrap(bwrap: string): Promise<SandboxProbe> {
     child.once("close", (code, signal) => {
       clearTimeout(timer);
       if (code === 0) {
-        resolve({ ok: true, bwrap });
+        resolve({ ok: true, bwrap, sizedTmpfs: extra.length > 0 });
         return;
       }
       const said = stderr.trim().split("\n").pop() ?? "";

@@ -1,13 +1,12 @@
 // The tool's sandbox and limits options end to end: memory limits, usage in results, SANDBOX_UNAVAILABLE, JS cells.
 import { afterEach, describe, expect, it } from "vitest";
 import { isEvalkitError } from "../../src/errors.js";
-import { probeSandbox } from "../../src/runtime/sandbox-probe.js";
+import { sandboxSkipReason } from "../helpers/sandbox.js";
 import { cleanupTools, makeTempDir, makeTool } from "./tool-helpers.js";
 
 afterEach(cleanupTools);
 
-const probe = await probeSandbox();
-const noSandbox = probe.ok ? "" : `(skipped: bwrap cannot run here: ${probe.reason})`;
+const noSandbox = sandboxSkipReason;
 const HOG = "hog = bytearray(400 * 1024 * 1024)";
 
 describe("resource limits", () => {

@@ -6,7 +6,7 @@ import { EvalkitError } from "../../errors.js";
 import { findOnPath } from "../../runtime/find-executable.js";
 import { resolveEvalkitHome } from "../../runtime/python-candidates.js";
 import { buildSandboxArgv } from "../../runtime/sandbox-argv.js";
-import { requireSandbox } from "../../runtime/sandbox-probe.js";
+import { requireSandboxFeatures } from "../../runtime/sandbox-probe.js";
 import type { ResolvedSandbox } from "../../runtime/sandbox-types.js";
 import { CellRecord } from "../cell-record.js";
 import type { ExecuteOptions, ExecuteOutcome, Kernel, KernelExit } from "../kernel.js";
@@ -177,14 +177,18 @@ export class JsKernel implements Kernel {
   /** bwrap around node: the node installation and evalkit's runner-js/ read-only, the cwd writable. */
   private async sandboxPrefix(): Promise<string[]> {
     const env = this.options.env ?? process.env;
+    const { bwrap, sizedTmpfs } = await requireSandboxFeatures();
+    const memoryMb = this.options.memoryMb; // only an asked-for limit, not the default resident watch
     return buildSandboxArgv({
-      bwrap: await requireSandbox(),
+      bwrap,
       sandbox: this.options.sandbox as ResolvedSandbox,
       cwd: this.cwd,
       executables: [this.options.node ?? process.execPath],
       home: env.HOME,
       evalkitHome: resolveEvalkitHome(env),
       readOnly: [path.dirname(JS_RUNNER_MAIN)],
+      // Files in the private tmpfs mounts are memory too: under a memory limit each is capped at it.
+      tmpfsBytes: memoryMb !== undefined && sizedTmpfs ? memoryMb * 1024 * 1024 : undefined,
     });
   }
 
