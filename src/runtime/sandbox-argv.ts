@@ -39,8 +39,8 @@ export interface SandboxCommandSpec {
   /** More paths shown read-only (evalkit's compiled-code cache, the JS runner's package). */
   readOnly?: string[];
   /**
-   * Size cap of each private tmpfs (`/tmp`, `/var/tmp`, `/dev/shm`, `HOME`) in bytes; needs bwrap's `--size`
-   * (0.7+). Without it a cell under a memory limit could still fill the host's memory through files there.
+   * Size cap of each private tmpfs (`/tmp`, `/var/tmp`, `/dev/shm`, `HOME`) in bytes, so a cell under a memory
+   * limit cannot fill the host's memory through files there. Needs a bwrap with `--size` (the probe tells).
    */
   tmpfsBytes?: number | undefined;
 }

@@ -6,7 +6,7 @@ import { findOnPath } from "./find-executable.js";
 /** The answer of {@link probeSandbox}. */
 export type SandboxProbe = { ok: true; bwrap: string; sizedTmpfs: boolean } | { ok: false; reason: string };
 
-/** A usable sandbox: the bwrap to run and whether it can cap a tmpfs's size (`--size`, bubblewrap 0.7+). */
+/** A usable sandbox: the bwrap to run and whether it can cap a tmpfs's size (`--size`, not in older bubblewrap). */
 export interface SandboxFeatures {
   bwrap: string;
   sizedTmpfs: boolean;
