@@ -47,4 +47,17 @@ describe("sandbox flags", () => {
     expect(isEvalkitError(refused, "INVALID_INPUT")).toBe(true);
     expect(() => parseReplArgs(["--max-processes", "-1"])).toThrow("--max-processes");
   });
+
+  it("stop the REPL at start when its cwd is the home the sandbox hides, naming the cwd", () => {
+    const refused = (() => {
+      try {
+        return replSandbox(parseReplArgs(["--sandbox"]), "/home/someone", { HOME: "/home/someone" });
+      } catch (err) {
+        return err;
+      }
+    })();
+    expect(isEvalkitError(refused, "INVALID_INPUT")).toBe(true);
+    expect((refused as { details: { field: string } }).details.field).toBe("cwd");
+    expect(replSandbox(parseReplArgs([]), "/home/someone", { HOME: "/home/someone" })).toEqual({});
+  });
 });
