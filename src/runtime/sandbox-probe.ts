@@ -18,6 +18,8 @@ const PROBE_TIMEOUT_MS = 10_000;
 
 /** One probe per bwrap path and process: the answer does not change while evalkit runs. */
 const cache = new Map<string, Promise<SandboxProbe>>();
+/** The probe each PATH value led to. */
+const byPath = new Map<string, Promise<SandboxProbe>>();
 
 /**
  * Finds `bwrap` on PATH and runs it once with the namespaces a kernel gets (`true` inside), so a machine where
@@ -33,6 +35,11 @@ export function probeSandbox(
       reason: `the sandbox needs Linux with bubblewrap; this system is ${platform} (run evalkit in a Linux VM or container to sandbox kernels)`,
     });
   }
+  // Every sandboxed call asks: searching PATH each time cost ~0.3 ms of a warm round trip, so a PATH that
+  // found bwrap is remembered (one that did not is searched again, so an installed bwrap is seen).
+  const path = env.PATH ?? "";
+  const known = byPath.get(path);
+  if (known !== undefined) return known;
   const bwrap = findOnPath("bwrap", env);
   if (bwrap === undefined) {
     return Promise.resolve({ ok: false, reason: `bwrap was not found on PATH: ${INSTALL_HINT}` });
@@ -42,6 +49,7 @@ export function probeSandbox(
     pending = tryBwrap(bwrap);
     cache.set(bwrap, pending);
   }
+  byPath.set(path, pending);
   return pending;
 }
 
