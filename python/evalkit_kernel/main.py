@@ -59,6 +59,7 @@ def main(config=None):
     _requests = requests
     state.writer.on_host_request = requests.read_now
     _start_parent_watchdog()
+    limits.apply_process_limit(config.get("limits"))  # last: the runner's own threads are not the cell's N
 
     state.writer.send(
         {

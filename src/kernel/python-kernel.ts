@@ -125,6 +125,8 @@ export class PythonKernel implements Kernel {
   private cellSerial = 0;
   private addedEnv: string[] = [];
   private readonly name = `k${++kernelSerial}`;
+  /** The host's tasks when a sandboxed kernel with a process limit started (see runnerLimits). */
+  private processesBase: number | undefined;
 
   constructor(options: PythonKernelOptions) {
     this.options = options;
@@ -162,6 +164,11 @@ export class PythonKernel implements Kernel {
     // Inherited by everything the kernel starts: how its strays are found once it is gone (process-tree.ts).
     this.kernelTag = randomBytes(8).toString("hex");
     env[KERNEL_TAG_NAME] = this.kernelTag;
+    // The host's tasks, counted before the sandbox exists (inside, the runner counts its own), plus bwrap itself.
+    this.processesBase =
+      this.options.sandbox && this.options.limits?.processes !== undefined
+        ? countOwnProcesses() + 1
+        : undefined;
     const child = spawn(command, args, {
       cwd: this.options.cwd,
       env,
@@ -393,7 +400,7 @@ export class PythonKernel implements Kernel {
   private bundleConfig(): Record<string, unknown> {
     const config: Record<string, unknown> = { cwd: this.options.cwd };
     if (this.addedEnv.length > 0) config.dropEnv = this.addedEnv;
-    if (this.options.limits) config.limits = runnerLimits(this.options.limits, this.options.sandbox);
+    if (this.options.limits) config.limits = runnerLimits(this.options.limits, this.processesBase);
     if (this.options.sandbox) config.interruptGroup = true;
     const cache = this.options.codeCacheDir;
     if (typeof cache === "string") config.codeCache = cache;
@@ -734,9 +741,9 @@ export class PythonKernel implements Kernel {
   }
 }
 
-/** The limits as the runner reads them; in a sandbox the host counts the user's processes (the runner sees few). */
-function runnerLimits(limits: ResourceLimits, sandbox: ResolvedSandbox | undefined): Record<string, unknown> {
+/** The limits as the runner reads them; in a sandbox the host counts the user's tasks (the runner sees few). */
+function runnerLimits(limits: ResourceLimits, processesBase: number | undefined): Record<string, unknown> {
   const config: Record<string, unknown> = { ...limits };
-  if (limits.processes !== undefined && sandbox) config.processesBase = countOwnProcesses();
+  if (processesBase !== undefined) config.processesBase = processesBase;
   return config;
 }

@@ -159,4 +159,41 @@ describe.skipIf(skipReason !== "")(`the sandbox for an unprivileged user ${skipR
     expect(existsSync(path.join(outside, "escaped.txt"))).toBe(false);
     expect(boxed.cells[1]).toMatchObject({ status: "error", error: { ename: "MemoryError" } });
   }, 90_000);
+
+  it("holds a cell to about --max-processes more processes, Python and JavaScript, sandboxed or not", async () => {
+    const home = ownedDir("nproc-home");
+    const cwd = ownedDir("nproc-project");
+    const py = [
+      "import subprocess",
+      "ps = []",
+      "try:",
+      "    for _ in range(40):",
+      "        ps.append(subprocess.Popen(['sleep', '30']))",
+      "except OSError as e:",
+      "    print(e.errno, end=' ')",
+      "for p in ps:",
+      "    p.kill()",
+      "print(len(ps))",
+    ].join("\n");
+    const js = [
+      "const cp = require('child_process');",
+      "const ps = [];",
+      "for (let i = 0; i < 40; i++) { const p = cp.spawn('sleep', ['30']); p.on('error', () => {}); if (p.pid) ps.push(p) }",
+      "await new Promise((r) => setTimeout(r, 100));",
+      "for (const p of ps) p.kill();",
+      "ps.length",
+    ].join("\n");
+    for (const sandbox of [[], ["--sandbox"]]) {
+      const run = await execAsUser([...sandbox, "--max-processes", "5"], [py], home, cwd);
+      const [errno, count] = run.cells[0]!.text.trim().split(" ").map(Number);
+      expect(errno).toBe(11); // EAGAIN: the limit, not the loop's end
+      // As `nobody` nothing else of the user runs, so the count is exact; as the suite's own user it drifts.
+      if (isRoot) expect(count).toBe(5);
+      else expect(count).toBeLessThan(40);
+      const jsRun = await execAsUser([...sandbox, "--max-processes", "5", "--lang", "js"], [js], home, cwd);
+      const spawned = Number(jsRun.cells[0]!.text.trim());
+      expect(spawned).toBeGreaterThanOrEqual(isRoot ? 5 : 1);
+      expect(spawned).toBeLessThan(isRoot ? 5 + 12 : 40); // the JS kernel's own threads are headroom
+    }
+  }, 120_000);
 });
