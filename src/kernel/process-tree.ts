@@ -88,14 +88,17 @@ export function killTaggedProcesses(tag: string): number {
   return killed;
 }
 
-/** Processes of this user on the host (RLIMIT_NPROC counts them all; a sandboxed runner sees only its own). */
+/**
+ * Tasks (processes and their threads) of this user on the host: RLIMIT_NPROC counts every thread, so counting
+ * processes only left a limit already used up by the host's own threads. A sandboxed runner sees only its own.
+ */
 export function countOwnProcesses(): number {
   const uid = process.getuid?.();
   if (!hasProc || uid === undefined) return 0;
   let count = 0;
   for (const pid of listPids()) {
     try {
-      if (statSync(`/proc/${pid}`).uid === uid) count++;
+      if (statSync(`/proc/${pid}`).uid === uid) count += readdirSync(`/proc/${pid}/task`).length;
     } catch {
       // gone meanwhile
     }

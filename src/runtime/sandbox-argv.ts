@@ -1,7 +1,10 @@
 // Builds the bubblewrap command prefix that runs a kernel in the sandbox (docs/sandbox.md has the layout and why).
 import { existsSync, lstatSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
 import path from "node:path";
+import { checkWritablePaths, homesToHide, isCovered, revealsHome } from "./sandbox-guard.js";
 import type { ResolvedSandbox } from "./sandbox-types.js";
+
+export { isCovered } from "./sandbox-guard.js";
 
 /**
  * The system's software, bound read-only. Not `/`: that would show other users' homes, `/run` (docker.sock,
@@ -35,40 +38,51 @@ export interface SandboxCommandSpec {
   evalkitHome?: string | undefined;
   /** More paths shown read-only (evalkit's compiled-code cache, the JS runner's package). */
   readOnly?: string[];
+  /**
+   * Size cap of each private tmpfs (`/tmp`, `/var/tmp`, `/dev/shm`, `HOME`) in bytes, so a cell under a memory
+   * limit cannot fill the host's memory through files there. Needs a bwrap with `--size` (the probe tells).
+   */
+  tmpfsBytes?: number | undefined;
 }
 
 /** `bwrap ... --` (the command follows). Everything the kernel should see is listed; the rest does not exist. */
 export function buildSandboxArgv(spec: SandboxCommandSpec): string[] {
+  const { homes, cwd, writable } = checkSandboxLayout(spec);
+
   const args: string[] = [];
+  const tmpfs = (target: string) => {
+    if (spec.tmpfsBytes !== undefined) args.push("--size", String(spec.tmpfsBytes));
+    args.push("--tmpfs", target);
+  };
   for (const root of SYSTEM_ROOTS) addSystemRoot(args, root);
-  args.push(
-    "--proc",
-    "/proc",
-    "--dev",
-    "/dev",
-    "--tmpfs",
-    "/dev/shm",
-    "--tmpfs",
-    "/tmp",
-    "--tmpfs",
-    "/var/tmp",
-  );
+  args.push("--proc", "/proc", "--dev", "/dev");
+  for (const target of ["/dev/shm", "/tmp", "/var/tmp"]) tmpfs(target);
   const home = usableHome(spec.home);
-  if (home !== undefined) args.push("--tmpfs", home);
+  if (home !== undefined) tmpfs(home);
   if (spec.sandbox.network) addResolverConfig(args);
 
-  const cwd = realOrSelf(spec.cwd);
-  const writable = [cwd, ...spec.sandbox.writable.map(realOrSelf)];
   const readOnly = new Set<string>();
-  for (const executable of spec.executables)
-    for (const prefix of installPrefixes(executable)) readOnly.add(prefix);
-  for (const extra of spec.readOnly ?? []) if (existsSync(extra)) readOnly.add(realOrSelf(extra));
+  const links: [target: string, link: string][] = [];
+  for (const executable of spec.executables) {
+    for (const prefix of installPrefixes(executable))
+      readOnly.add(narrowToHideHomes(prefix, executable, homes));
+    const absolute = path.resolve(executable);
+    const real = realOrSelf(absolute);
+    if (real !== absolute) links.push([real, absolute]);
+  }
+  for (const extra of spec.readOnly ?? []) {
+    if (existsSync(extra) && !revealsHome(realOrSelf(extra), homes)) readOnly.add(realOrSelf(extra));
+  }
   // Parents before children: a later mount of a parent would hide what was bound inside it.
   const roBinds = [...readOnly]
     .filter((p) => p !== "/" && !isCovered(p, SYSTEM_ROOTS) && !isCovered(p, writable))
     .sort((a, b) => a.length - b.length);
   for (const p of roBinds) args.push("--ro-bind", p, p);
   for (const p of writable) args.push("--bind", p, p);
+  // A symlinked interpreter outside what is shown (uv's ~/.local/bin/python3 -> ~/.local/share/uv/...): the
+  // link itself, so the command's path works and the interpreter still finds its prefix through it.
+  const shown = [...SYSTEM_ROOTS, ...roBinds, ...writable];
+  for (const [target, link] of links) if (!isCovered(link, shown)) args.push("--symlink", target, link);
   // evalkit's home stays read-only even when it lies inside a writable path: a cell must not plant code in the
   // compiled-code cache or the managed venv that later, unsandboxed kernels would run.
   const evalkitHome = spec.evalkitHome === undefined ? undefined : realOrSelf(spec.evalkitHome);
@@ -82,6 +96,33 @@ export function buildSandboxArgv(spec: SandboxCommandSpec): string[] {
   // No capabilities even when the host runs as root; killed with its parent; no terminal to push keys into.
   args.push("--cap-drop", "ALL", "--die-with-parent", "--new-session", "--");
   return [spec.bwrap, ...args];
+}
+
+/**
+ * INVALID_INPUT naming the field when the writable paths would undo the sandbox (a cwd of `/`, the home or the
+ * shared /tmp; a writable `/`). Called by the tool before a call's first cell, and again for every kernel.
+ */
+export function checkSandboxLayout(spec: Pick<SandboxCommandSpec, "sandbox" | "cwd" | "home">): {
+  homes: string[];
+  cwd: string;
+  writable: string[];
+} {
+  const homes = homesToHide(spec.home);
+  const cwd = realOrSelf(spec.cwd);
+  const writable = [cwd, ...spec.sandbox.writable.map(realOrSelf)];
+  checkWritablePaths(cwd, writable.slice(1), homes);
+  return { homes, cwd, writable };
+}
+
+/**
+ * An interpreter installed straight into a home (`~/bin/python3`, prefix `~`) must not show that home: bind
+ * the executable's directory instead, or the executable alone when it sits in the home itself.
+ */
+function narrowToHideHomes(prefix: string, executable: string, homes: readonly string[]): string {
+  if (!revealsHome(prefix, homes)) return prefix;
+  const real = realOrSelf(path.resolve(executable));
+  const dir = path.dirname(real);
+  return revealsHome(dir, homes) ? real : dir;
 }
 
 function addSystemRoot(args: string[], root: string): void {
@@ -124,10 +165,12 @@ export function installPrefixes(executable: string): string[] {
     prefixes.add(path.basename(dir) === "bin" || path.basename(dir) === "Scripts" ? path.dirname(dir) : dir);
   };
   const absolute = path.resolve(executable);
-  add(absolute);
   const real = realOrSelf(absolute);
   add(real);
   const base = readVenvHome(path.dirname(path.dirname(absolute)));
+  // A symlink's own prefix only when it is a venv (its site-packages live there); for any other link it could
+  // be a whole `~/.local`, and the link is recreated inside instead (buildSandboxArgv).
+  if (real === absolute || base !== undefined) add(absolute);
   if (base !== undefined) add(path.join(realOrSelf(base), "python"));
   return [...prefixes];
 }
@@ -140,11 +183,6 @@ function readVenvHome(prefix: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** True when `p` is one of `roots` or lies inside one. */
-export function isCovered(p: string, roots: readonly string[]): boolean {
-  return roots.some((root) => p === root || p.startsWith(root.endsWith("/") ? root : `${root}/`));
 }
 
 function realOrSelf(p: string): string {

@@ -4,6 +4,7 @@ import { EvalkitError } from "../errors.js";
 import { type ArtifactStore, createArtifactStore } from "../output/artifact-store.js";
 import { createRedactor } from "../output/redact.js";
 import { collectSecretValues, type SecretValue } from "../runtime/env-filter.js";
+import { checkSandboxLayout } from "../runtime/sandbox-argv.js";
 import { requireSandbox } from "../runtime/sandbox-probe.js";
 import { ConcurrencyLimiter } from "../session/concurrency-limiter.js";
 import { SessionManager } from "../session/session-manager.js";
@@ -146,7 +147,15 @@ export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
     try {
       if (isDisposed) throw new EvalkitError("DISPOSED", "the eval tool was disposed");
       // Asked for and not available: the whole call fails, before any cell runs (never unsandboxed).
-      if (config.sandbox !== undefined) await requireSandbox();
+      if (config.sandbox !== undefined) {
+        await requireSandbox();
+        // A layout that would undo the sandbox (cwd `/` or the home) fails the call too, not its first cell.
+        checkSandboxLayout({
+          sandbox: config.sandbox,
+          cwd: config.cwd,
+          home: config.env.HOME ?? process.env.HOME,
+        });
+      }
       // A job may have started while this call waited for the previous one.
       assertSessionFree(manager.jobs, group);
       // Read (at most once a second): a secret set in the host environment after the tool was created is still hidden.

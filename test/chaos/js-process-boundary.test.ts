@@ -126,7 +126,7 @@ describe("a JS kernel out of memory", () => {
         timeoutSec: 60,
       });
       expect(outcome.status).toBe("died");
-      expect(outcome.notices.join("\n")).toMatch(/out of memory: .*over its limit of 400 MB/);
+      expect(outcome.notices.join("\n")).toMatch(/out of memory: .*over its memory limit 400 MB/);
       const next = await manager.run({ cwd, language: "js", code: "typeof kept" });
       expect(next.status).toBe("ok");
       expect(next.notices[0]).toMatch(/^kernel restarted: /);

@@ -1,9 +1,15 @@
 // The sandbox and limit flags shared by exec, repl and mcp: what each asks for, and bad values named.
-import { describe, expect, it } from "vitest";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
 import { parseCommandArgs, UsageError } from "../../src/cli/args.js";
 import { parseReplArgs, replSandbox } from "../../src/cli/repl/args.js";
 import { readSandboxArgs, SANDBOX_OPTIONS } from "../../src/cli/sandbox-args.js";
 import { isEvalkitError } from "../../src/errors.js";
+
+const PROJECT = mkdtempSync(path.join(tmpdir(), "evalkit-sandbox-args-"));
+afterAll(() => rmSync(PROJECT, { recursive: true, force: true }));
 
 const read = (argv: string[]) => readSandboxArgs(parseCommandArgs(argv, SANDBOX_OPTIONS).values);
 
@@ -30,21 +36,34 @@ describe("sandbox flags", () => {
 
   it("reach the REPL, where EVALKIT_SANDBOX=1 also turns the sandbox on and a launcher is refused", () => {
     const args = parseReplArgs(["--sandbox-network", "--memory-mb", "300"]);
-    expect(replSandbox(args, "/tmp", {})).toEqual({
+    expect(replSandbox(args, PROJECT, {})).toEqual({
       sandbox: { network: true, writable: [] },
       limits: { memoryMb: 300 },
     });
-    expect(replSandbox(parseReplArgs([]), "/tmp", { EVALKIT_SANDBOX: "1" })).toEqual({
+    expect(replSandbox(parseReplArgs([]), PROJECT, { EVALKIT_SANDBOX: "1" })).toEqual({
       sandbox: { network: false, writable: [] },
     });
     const refused = (() => {
       try {
-        return replSandbox(parseReplArgs(["--sandbox", "--launcher", "ssh host"]), "/tmp", {});
+        return replSandbox(parseReplArgs(["--sandbox", "--launcher", "ssh host"]), PROJECT, {});
       } catch (err) {
         return err;
       }
     })();
     expect(isEvalkitError(refused, "INVALID_INPUT")).toBe(true);
     expect(() => parseReplArgs(["--max-processes", "-1"])).toThrow("--max-processes");
+  });
+
+  it("stop the REPL at start when its cwd is the home the sandbox hides, naming the cwd", () => {
+    const refused = (() => {
+      try {
+        return replSandbox(parseReplArgs(["--sandbox"]), "/home/someone", { HOME: "/home/someone" });
+      } catch (err) {
+        return err;
+      }
+    })();
+    expect(isEvalkitError(refused, "INVALID_INPUT")).toBe(true);
+    expect((refused as { details: { field: string } }).details.field).toBe("cwd");
+    expect(replSandbox(parseReplArgs([]), "/home/someone", { HOME: "/home/someone" })).toEqual({});
   });
 });

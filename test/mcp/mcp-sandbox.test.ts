@@ -1,13 +1,12 @@
 // `evalkit mcp --sandbox` and its limit flags reach every kernel the server starts; a missing bwrap fails calls.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { probeSandbox } from "../../src/runtime/sandbox-probe.js";
+import { sandboxSkipReason } from "../helpers/sandbox.js";
 import { buildCli, callEval, closeServers, startServer, textOf } from "./mcp-helpers.js";
 
 beforeAll(buildCli, 120_000);
 afterAll(closeServers);
 
-const probe = await probeSandbox();
-const noSandbox = probe.ok ? "" : `(skipped: bwrap cannot run here: ${probe.reason})`;
+const noSandbox = sandboxSkipReason;
 
 describe("evalkit mcp with the sandbox flags", () => {
   it.skipIf(noSandbox !== "")(

@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { isEvalkitError } from "../../src/errors.js";
 import { buildSandboxArgv, installPrefixes } from "../../src/runtime/sandbox-argv.js";
 import { probeSandbox } from "../../src/runtime/sandbox-probe.js";
 
@@ -87,6 +88,101 @@ describe("buildSandboxArgv", () => {
       }),
     );
     expect(order.indexOf(`--ro-bind ${evalkitHome}`)).toBeGreaterThan(order.indexOf(`--bind ${cwd}`));
+  });
+});
+
+describe("buildSandboxArgv refuses layouts that would undo the sandbox", () => {
+  const home = join(root, "home-guard");
+  const project = join(home, "project");
+  mkdirSync(project, { recursive: true });
+  const refusal = (cwd: string, writable: string[] = []) => {
+    try {
+      buildSandboxArgv({ bwrap: "bwrap", sandbox: { network: false, writable }, cwd, executables: [], home });
+      return undefined;
+    } catch (err) {
+      return isEvalkitError(err, "INVALID_INPUT") ? { field: err.details.field, message: err.message } : err;
+    }
+  };
+
+  it("refuses a cwd of /, of the home itself or of a directory holding it, naming the cwd field", () => {
+    expect(refusal("/")).toMatchObject({ field: "cwd", message: expect.stringContaining("--cwd DIR") });
+    expect(refusal(home)).toMatchObject({ field: "cwd", message: expect.stringContaining("is the home") });
+    expect(refusal(root)).toMatchObject({
+      field: "cwd",
+      message: expect.stringContaining("contains the home"),
+    });
+    expect(refusal(project)).toBeUndefined();
+  });
+
+  it("refuses the host's shared /tmp as the cwd but not a directory inside it", () => {
+    expect(refusal("/tmp")).toMatchObject({ field: "cwd", message: expect.stringContaining("sockets") });
+    expect(refusal(project)).toBeUndefined();
+  });
+
+  it("refuses a writable / naming its index, and allows other asked-for paths", () => {
+    expect(refusal(project, [root, "/"])).toMatchObject({ field: "sandbox.writable.1" });
+    expect(refusal(project, [root])).toBeUndefined();
+  });
+});
+
+describe("buildSandboxArgv shows interpreters without showing the home", () => {
+  const home = join(root, "home-python");
+  const cwd = join(root, "elsewhere");
+  mkdirSync(cwd, { recursive: true });
+
+  it("recreates a symlinked interpreter under ~/.local/bin as a link instead of showing ~/.local", () => {
+    const bin = join(home, ".local", "bin");
+    mkdirSync(bin, { recursive: true });
+    symlinkSync("/usr/bin/env", join(bin, "python3"));
+    const argv = buildSandboxArgv({
+      bwrap: "bwrap",
+      sandbox: { network: false, writable: [] },
+      cwd,
+      executables: [join(bin, "python3")],
+      home,
+    });
+    expect(mounts(argv).some((m) => m.includes(join(home, ".local")))).toBe(false);
+    const link = argv.indexOf("--symlink", argv.indexOf(`--tmpfs`));
+    expect(argv.slice(link, link + 3)).toEqual([
+      "--symlink",
+      realpathSync("/usr/bin/env"),
+      join(bin, "python3"),
+    ]);
+  });
+
+  it("binds the directory of an interpreter installed straight into the home, never the home", () => {
+    mkdirSync(join(home, "bin"), { recursive: true });
+    writeFileSync(join(home, "bin", "python3"), "");
+    const order = mounts(
+      buildSandboxArgv({
+        bwrap: "bwrap",
+        sandbox: { network: false, writable: [] },
+        cwd,
+        executables: [join(home, "bin", "python3")],
+        home,
+      }),
+    );
+    expect(order).toContain(`--ro-bind ${join(home, "bin")}`);
+    expect(order).not.toContain(`--ro-bind ${home}`);
+  });
+});
+
+describe("buildSandboxArgv under a memory limit", () => {
+  it("caps every private tmpfs at the given size", () => {
+    const cwd = join(root, "sized");
+    mkdirSync(cwd, { recursive: true });
+    const argv = buildSandboxArgv({
+      bwrap: "bwrap",
+      sandbox: { network: false, writable: [] },
+      cwd,
+      executables: [],
+      home: join(root, "sized-home"),
+      tmpfsBytes: 200 * 1024 * 1024,
+    });
+    const tmpfs = argv.flatMap((arg, i) => (arg === "--tmpfs" ? [argv.slice(i - 2, i + 2).join(" ")] : []));
+    expect(tmpfs).toEqual(
+      ["/dev/shm", "/tmp", "/var/tmp", join(root, "sized-home")].map((t) => `--size 209715200 --tmpfs ${t}`),
+    );
   });
 });
 

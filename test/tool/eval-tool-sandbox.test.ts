@@ -1,13 +1,16 @@
 // The tool's sandbox and limits options end to end: memory limits, usage in results, SANDBOX_UNAVAILABLE, JS cells.
+import { spawn } from "node:child_process";
+import { existsSync, writeFileSync } from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
+import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { isEvalkitError } from "../../src/errors.js";
-import { probeSandbox } from "../../src/runtime/sandbox-probe.js";
+import { sandboxSkipReason } from "../helpers/sandbox.js";
 import { cleanupTools, makeTempDir, makeTool } from "./tool-helpers.js";
 
 afterEach(cleanupTools);
 
-const probe = await probeSandbox();
-const noSandbox = probe.ok ? "" : `(skipped: bwrap cannot run here: ${probe.reason})`;
+const noSandbox = sandboxSkipReason;
 const HOG = "hog = bytearray(400 * 1024 * 1024)";
 
 describe("resource limits", () => {
@@ -138,6 +141,55 @@ describe.skipIf(noSandbox !== "")(`the sandbox option ${noSandbox}`, () => {
     expect(spun.details.cells[0]?.status).toBe("cancelled");
     const next = await tool.execute({ cells: [{ language: "js", code: "kept" }] });
     expect(next.details.cells[0]).toMatchObject({ status: "ok", text: "5\n" });
+  });
+});
+
+describe.skipIf(noSandbox !== "")(`JavaScript cells at the sandbox's boundaries ${noSandbox}`, () => {
+  it("cannot reach a loopback server, read a secret under HOME or find a host process's environment", async () => {
+    const server = createServer((socket) => socket.end());
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const port = (server.address() as AddressInfo).port;
+    const marker = `EVALKIT_JS_MARKER_${process.pid}_${Date.now()}`;
+    const holder = spawn("sleep", ["60"], { env: { ...process.env, SANDBOX_TEST_MARKER: marker } });
+    const home = makeTempDir("js-home");
+    writeFileSync(path.join(home, ".netrc"), "machine example.com password SECRET");
+    const code = [
+      "const fs = require('fs'), net = require('net');",
+      "const connected = await new Promise((resolve) => {",
+      `  const s = net.connect(${port}, '127.0.0.1', () => { s.destroy(); resolve(true) });`,
+      "  s.on('error', () => resolve(false));",
+      "});",
+      `const secret = fs.existsSync(${JSON.stringify(path.join(home, ".netrc"))});`,
+      "const found = fs.readdirSync('/proc').filter((p) => /^\\d+$/.test(p)).some((p) => {",
+      `  try { return fs.readFileSync('/proc/' + p + '/environ', 'latin1').includes(${JSON.stringify(marker)}) } catch { return false }`,
+      "});",
+      "[connected, secret, found]",
+    ].join("\n");
+    try {
+      const plain = makeTool({ cwd: makeTempDir("js-plain"), env: { HOME: home } });
+      const open = await plain.execute({ cells: [{ language: "js", code }] });
+      expect(open.details.cells[0]).toMatchObject({ status: "ok", text: "[ true, true, true ]\n" });
+      const boxed = makeTool({ cwd: makeTempDir("js-boxed"), env: { HOME: home }, sandbox: true });
+      const shut = await boxed.execute({ cells: [{ language: "js", code }] });
+      expect(shut.details.cells[0]).toMatchObject({ status: "ok", text: "[ false, false, false ]\n" });
+    } finally {
+      holder.kill("SIGKILL");
+      server.close();
+    }
+  });
+});
+
+describe.skipIf(noSandbox !== "")(`a layout that would undo the sandbox ${noSandbox}`, () => {
+  it("fails the call naming the cwd when the cwd is the home, before any cell runs", async () => {
+    const home = makeTempDir("home-as-cwd");
+    const tool = makeTool({ cwd: home, env: { HOME: home }, sandbox: true });
+    const error = await tool
+      .execute({ cells: [{ code: "open('ran', 'w')" }, { language: "js", code: "1" }] })
+      .catch((e) => e);
+    expect(isEvalkitError(error, "INVALID_INPUT")).toBe(true);
+    expect(error.details.field).toBe("cwd");
+    expect(error.message).toContain("is the home directory");
+    expect(existsSync(path.join(home, "ran"))).toBe(false);
   });
 });
 

@@ -72,6 +72,7 @@ def main(config=None):
     gate.has_pending_input = requests.has_pending_input
     state.writer.on_host_request = requests.read_now
     _start_parent_watchdog()
+    limits.apply_process_limit(config.get("limits"))  # last: the runner's own threads are not the cell's N
 
     state.writer.send(
         {

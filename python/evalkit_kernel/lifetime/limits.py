@@ -5,7 +5,7 @@ import _signal as signal
 
 
 def apply(limits):
-    """Sets the limits in `limits` ({memoryMb, cpuSeconds, processes}); inherited by every child the kernel starts."""
+    """Sets the memory and CPU limits in `limits`; inherited by every child the kernel starts (processes: below)."""
     if not limits:
         return
     try:
@@ -21,13 +21,30 @@ def apply(limits):
     if cpu:
         # SIGXCPU at the soft limit (the process dies of it, which the host reports); SIGKILL 2 s later at the latest.
         _lower(resource, resource.RLIMIT_CPU, int(cpu), int(cpu) + 2)
-    processes = limits.get("processes")
-    if processes and hasattr(resource, "RLIMIT_NPROC"):
-        # The OS counts every process of the user: allow N more than the user runs now. In a sandbox's PID
-        # namespace most of them are invisible, so the host counts them for us (processesBase).
-        base = limits.get("processesBase")
-        base = _count_own_processes() if base is None else int(base)
-        _lower(resource, resource.RLIMIT_NPROC, base + int(processes))
+
+
+def apply_process_limit(limits):
+    """RLIMIT_NPROC from `limits.processes`: called once the runner's own threads and helpers exist.
+
+    The OS counts every task (process or thread) of the user, so the limit is N more than the user runs now,
+    the runner's threads included (counted before they started, they would eat into N). In a sandbox's PID
+    namespace the host's tasks are invisible, so the host counts those for us (processesBase).
+    """
+    processes = (limits or {}).get("processes")
+    if not processes:
+        return
+    try:
+        import resource
+    except ImportError:
+        return
+    if not hasattr(resource, "RLIMIT_NPROC"):
+        return
+    base = limits.get("processesBase")
+    own = _count_own_tasks()
+    # In a user namespace of its own (bwrap run by an ordinary user) the OS counts only that namespace's tasks,
+    # all of which the runner sees; the host's count only matters in the host's namespace (root, setuid bwrap).
+    base = own if base is None or _in_own_user_namespace() else int(base) + own
+    _lower(resource, resource.RLIMIT_NPROC, base + int(processes))
 
 
 def _lower(resource, which, soft, hard=None):
@@ -41,7 +58,16 @@ def _lower(resource, which, soft, hard=None):
         resource.setrlimit(which, (soft, old_hard))
 
 
-def _count_own_processes():
+def _in_own_user_namespace():
+    try:
+        with open("/proc/self/uid_map") as f:
+            return f.read().split()[:3] != ["0", "0", "4294967295"]
+    except (OSError, IndexError):
+        return False
+
+
+def _count_own_tasks():
+    """Tasks (threads included) of this user that /proc shows; RLIMIT_NPROC counts threads too."""
     uid = os.getuid()
     count = 0
     try:
@@ -52,7 +78,7 @@ def _count_own_processes():
         if name.isdigit():
             try:
                 if os.stat("/proc/" + name).st_uid == uid:
-                    count += 1
+                    count += len(os.listdir("/proc/%s/task" % name))
             except OSError:
                 pass
     return count

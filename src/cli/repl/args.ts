@@ -1,6 +1,7 @@
 // Command line of `evalkit repl`: flags, validation and the usage text.
 import { parseArgs } from "node:util";
 import { EvalkitError } from "../../errors.js";
+import { checkSandboxLayout } from "../../runtime/sandbox-argv.js";
 import type { ResolvedSandbox, ResourceLimits, SandboxSetting } from "../../runtime/sandbox-types.js";
 import { splitCommandLine } from "../../tool/launcher.js";
 import { resolveSandbox } from "../../tool/tool-options.js";
@@ -111,5 +112,7 @@ export function replSandbox(
       field: "sandbox",
     });
   }
+  // A cwd that would undo the sandbox (`/`, the home) stops the REPL at start, not at its first cell.
+  if (sandbox) checkSandboxLayout({ sandbox, cwd, home: env.HOME });
   return { ...(sandbox ? { sandbox } : {}), ...(args.limits ? { limits: args.limits } : {}) };
 }

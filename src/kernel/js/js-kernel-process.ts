@@ -184,7 +184,7 @@ export class JsKernelProcess {
       const watched = this.config.sandboxed ? hostPidInSandbox(this.tag, info.pid) : info.pid;
       if (watched !== undefined) {
         this.stopWatch = watchMemory(watched, this.config.memoryMb * 1024 * 1024, (rss) => {
-          this.oomCause = `out of memory: the kernel's resident memory reached ${Math.round(rss / 1048576)} MB, over its limit of ${this.config.memoryMb} MB`;
+          this.oomCause = `out of memory: the kernel's resident memory reached ${Math.round(rss / 1048576)} MB, over its memory limit ${this.config.memoryMb} MB`;
           signalGroup(this.child, "SIGKILL");
         });
       }

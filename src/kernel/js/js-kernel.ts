@@ -7,7 +7,7 @@ import { outputSize } from "../../output/display-budget.js";
 import { findOnPath } from "../../runtime/find-executable.js";
 import { resolveEvalkitHome } from "../../runtime/python-candidates.js";
 import { buildSandboxArgv } from "../../runtime/sandbox-argv.js";
-import { requireSandbox } from "../../runtime/sandbox-probe.js";
+import { requireSandboxFeatures } from "../../runtime/sandbox-probe.js";
 import type { ResolvedSandbox } from "../../runtime/sandbox-types.js";
 import { CellRecord } from "../cell-record.js";
 import type { ExecuteOptions, ExecuteOutcome, Kernel, KernelExit } from "../kernel.js";
@@ -137,7 +137,12 @@ export class JsKernel implements Kernel {
   private async spawn(): Promise<void> {
     const { maxHeapMb, memoryMb } = memoryLimits(this.options);
     const wrapped = this.options.sandbox ? await this.sandboxPrefix() : this.options.launcher;
-    const launcher = [...limitPrefix(this.options.limits), ...(wrapped ?? [])];
+    // In a sandbox the limits go inside (`bwrap … -- prlimit … -- node`): bwrap run by an ordinary user makes a
+    // user namespace, where the OS counts only that namespace's tasks against RLIMIT_NPROC.
+    const inOwnUserNs =
+      wrapped !== undefined && this.options.sandbox !== undefined && makesUserNamespace(wrapped[0]);
+    const limits = limitPrefix(this.options.limits, () => (inOwnUserNs ? 1 : countOwnProcesses()));
+    const launcher = this.options.sandbox ? [...(wrapped ?? []), ...limits] : [...limits, ...(wrapped ?? [])];
     const proc: JsKernelProcess = new JsKernelProcess({
       node: this.options.node ?? process.execPath,
       cwd: this.cwd,
@@ -179,14 +184,18 @@ export class JsKernel implements Kernel {
   /** bwrap around node: the node installation and evalkit's runner-js/ read-only, the cwd writable. */
   private async sandboxPrefix(): Promise<string[]> {
     const env = this.options.env ?? process.env;
+    const { bwrap, sizedTmpfs } = await requireSandboxFeatures();
+    const memoryMb = this.options.memoryMb; // only an asked-for limit, not the default resident watch
     return buildSandboxArgv({
-      bwrap: await requireSandbox(),
+      bwrap,
       sandbox: this.options.sandbox as ResolvedSandbox,
       cwd: this.cwd,
       executables: [this.options.node ?? process.execPath],
       home: env.HOME,
       evalkitHome: resolveEvalkitHome(env),
       readOnly: [path.dirname(JS_RUNNER_MAIN)],
+      // Files in the private tmpfs mounts are memory too: under a memory limit each is capped at it.
+      tmpfsBytes: memoryMb !== undefined && sizedTmpfs ? memoryMb * 1024 * 1024 : undefined,
     });
   }
 
@@ -386,11 +395,25 @@ export class JsKernel implements Kernel {
   }
 }
 
+/** Tasks a JS kernel needs for itself (node's ~7 threads, libuv's pool of 4), beyond what its cells start. */
+const JS_KERNEL_TASKS = 12;
+
+/** bwrap makes a user namespace unless it runs as root or is installed setuid root. */
+function makesUserNamespace(bwrap: string | undefined): boolean {
+  if (bwrap === undefined || process.getuid?.() === 0) return false;
+  try {
+    return (statSync(bwrap).mode & 0o4000) === 0;
+  } catch {
+    return true;
+  }
+}
+
 /**
- * `prlimit --cpu=N:N+2 --nproc=M --` for the limits node cannot set on itself; outermost, so the sandbox and
- * everything in it inherit them. No prlimit while a limit is asked for: INVALID_INPUT naming the limit.
+ * `prlimit --cpu=N:N+2 --nproc=M --` for the limits node cannot set on itself, inherited by what the kernel
+ * starts; `baseTasks` says what RLIMIT_NPROC already counts. No prlimit while a limit is asked for:
+ * INVALID_INPUT naming the limit.
  */
-function limitPrefix(limits: JsKernelOptions["limits"]): string[] {
+function limitPrefix(limits: JsKernelOptions["limits"], baseTasks: () => number): string[] {
   if (!limits?.cpuSeconds && !limits?.processes) return [];
   const prlimit = findOnPath("prlimit", process.env);
   if (prlimit === undefined) {
@@ -405,6 +428,7 @@ function limitPrefix(limits: JsKernelOptions["limits"]): string[] {
   }
   const args = [prlimit];
   if (limits.cpuSeconds) args.push(`--cpu=${limits.cpuSeconds}:${limits.cpuSeconds + 2}`);
-  if (limits.processes) args.push(`--nproc=${countOwnProcesses() + limits.processes}`);
+  // RLIMIT_NPROC counts threads: the kernel's own are not the cell's N.
+  if (limits.processes) args.push(`--nproc=${baseTasks() + JS_KERNEL_TASKS + limits.processes}`);
   return [...args, "--"];
 }

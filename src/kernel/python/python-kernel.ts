@@ -8,7 +8,7 @@ import { EvalkitError } from "../../errors.js";
 import { DisplayRetention } from "../../output/display-retention.js";
 import { resolveEvalkitHome } from "../../runtime/python-candidates.js";
 import { buildSandboxArgv } from "../../runtime/sandbox-argv.js";
-import { requireSandbox } from "../../runtime/sandbox-probe.js";
+import { requireSandboxFeatures, type SandboxFeatures } from "../../runtime/sandbox-probe.js";
 import type { ResolvedSandbox, ResourceLimits } from "../../runtime/sandbox-types.js";
 import type { ExecuteOptions, ExecuteOutcome, Kernel, KernelExit } from "../kernel.js";
 import { LineReader } from "../line-reader.js";
@@ -125,6 +125,8 @@ export class PythonKernel implements Kernel {
   private cellSerial = 0;
   private addedEnv: string[] = [];
   private readonly name = `k${++kernelSerial}`;
+  /** The host's tasks when a sandboxed kernel with a process limit started (see runnerLimits). */
+  private processesBase: number | undefined;
 
   constructor(options: PythonKernelOptions) {
     this.options = options;
@@ -148,7 +150,7 @@ export class PythonKernel implements Kernel {
         field: "sandbox",
       });
     }
-    const bwrap = this.options.sandbox ? await requireSandbox() : undefined;
+    const bwrap = this.options.sandbox ? await requireSandboxFeatures() : undefined;
     const { command, args } = this.buildCommand(bwrap);
     const baseEnv = this.options.env ?? (process.env as Record<string, string>);
     const env = { ...baseEnv };
@@ -162,6 +164,11 @@ export class PythonKernel implements Kernel {
     // Inherited by everything the kernel starts: how its strays are found once it is gone (process-tree.ts).
     this.kernelTag = randomBytes(8).toString("hex");
     env[KERNEL_TAG_NAME] = this.kernelTag;
+    // The host's tasks, counted before the sandbox exists (inside, the runner counts its own), plus bwrap itself.
+    this.processesBase =
+      this.options.sandbox && this.options.limits?.processes !== undefined
+        ? countOwnProcesses() + 1
+        : undefined;
     const child = spawn(command, args, {
       cwd: this.options.cwd,
       env,
@@ -393,7 +400,7 @@ export class PythonKernel implements Kernel {
   private bundleConfig(): Record<string, unknown> {
     const config: Record<string, unknown> = { cwd: this.options.cwd };
     if (this.addedEnv.length > 0) config.dropEnv = this.addedEnv;
-    if (this.options.limits) config.limits = runnerLimits(this.options.limits, this.options.sandbox);
+    if (this.options.limits) config.limits = runnerLimits(this.options.limits, this.processesBase);
     if (this.options.sandbox) config.interruptGroup = true;
     const cache = this.options.codeCacheDir;
     if (typeof cache === "string") config.codeCache = cache;
@@ -403,7 +410,7 @@ export class PythonKernel implements Kernel {
     return config;
   }
 
-  private buildCommand(bwrap?: string): { command: string; args: string[] } {
+  private buildCommand(bwrap?: SandboxFeatures): { command: string; args: string[] } {
     const pythonArgs = [...(this.options.args ?? []), "-u", "-c", loadBootstrap()];
     const launcher = bwrap === undefined ? this.options.launcher : this.sandboxPrefix(bwrap);
     if (!launcher || launcher.length === 0) return { command: this.options.python, args: pythonArgs };
@@ -413,20 +420,23 @@ export class PythonKernel implements Kernel {
     return { command, args: [...prefix, ...(quote ? [quoteForShell(tail)] : tail)] };
   }
 
-  private sandboxPrefix(bwrap: string): string[] {
+  private sandboxPrefix(features: SandboxFeatures): string[] {
     const sandbox = this.options.sandbox as ResolvedSandbox;
     const env = this.options.env ?? process.env;
     const evalkitHome = resolveEvalkitHome(env);
     const cache = this.options.codeCacheDir;
     const codeCache = typeof cache === "string" ? cache : join(evalkitHome, "cache", "runner-code");
+    const memoryMb = this.options.limits?.memoryMb;
     return buildSandboxArgv({
-      bwrap,
+      bwrap: features.bwrap,
       sandbox,
       cwd: this.options.cwd ?? process.cwd(),
       executables: [this.options.python],
       home: env.HOME,
       evalkitHome,
       readOnly: cache === false ? [] : [codeCache],
+      // Files in the private tmpfs mounts are memory too: under a memory limit each is capped at it.
+      tmpfsBytes: memoryMb !== undefined && features.sizedTmpfs ? memoryMb * 1024 * 1024 : undefined,
     });
   }
 
@@ -731,9 +741,9 @@ export class PythonKernel implements Kernel {
   }
 }
 
-/** The limits as the runner reads them; in a sandbox the host counts the user's processes (the runner sees few). */
-function runnerLimits(limits: ResourceLimits, sandbox: ResolvedSandbox | undefined): Record<string, unknown> {
+/** The limits as the runner reads them; in a sandbox the host counts the user's tasks (the runner sees few). */
+function runnerLimits(limits: ResourceLimits, processesBase: number | undefined): Record<string, unknown> {
   const config: Record<string, unknown> = { ...limits };
-  if (limits.processes !== undefined && sandbox) config.processesBase = countOwnProcesses();
+  if (processesBase !== undefined) config.processesBase = processesBase;
   return config;
 }

@@ -18,7 +18,7 @@ afterEach(async () => {
 });
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
 
-async function valueOf(kernels: ReplKernels, code: string): Promise<unknown> {
+async function resultOf(kernels: ReplKernels, code: string): Promise<unknown> {
   const kernel = await kernels.get("py");
   const outcome = await kernel.execute(code);
   const result = outcome.outputs.find((output) => output.type === "result");
@@ -32,7 +32,7 @@ describe("REPL kernels", () => {
     opened.push(kernels);
     const description = await kernels.startPython();
     expect(description.reason).toBe("run through env");
-    const seen = await valueOf(kernels, "import os\nos.environ.get('SSH_AUTH_SOCK')");
+    const seen = await resultOf(kernels, "import os\nos.environ.get('SSH_AUTH_SOCK')");
     expect(seen).toBe("'/tmp/evalkit-test-agent.sock'");
     const execEnv = (await createDefaultResolver(TEST_PYTHON, {}, ["env"])(cwd)).env;
     expect(execEnv.SSH_AUTH_SOCK).toBe("/tmp/evalkit-test-agent.sock");
@@ -44,7 +44,7 @@ describe("REPL kernels", () => {
     opened.push(kernels);
     const description = await kernels.startPython();
     expect(description.reason).not.toBe("");
-    expect(await valueOf(kernels, "import os\nstr(os.environ.get('SSH_AUTH_SOCK'))")).toBe("'None'");
+    expect(await resultOf(kernels, "import os\nstr(os.environ.get('SSH_AUTH_SOCK'))")).toBe("'None'");
     const execEnv = (await createDefaultResolver(TEST_PYTHON, {})(cwd)).env;
     expect(execEnv.SSH_AUTH_SOCK).toBeUndefined();
   });

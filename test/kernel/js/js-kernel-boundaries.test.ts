@@ -95,7 +95,7 @@ describe("JS kernel memory", () => {
         expect(isEvalkitError(failure, "KERNEL_DIED")).toBe(true);
         expect(isEvalkitError(failure) && failure.details).toMatchObject({ outOfMemory: true });
         expect(isEvalkitError(failure) && String(failure.details.cause)).toMatch(
-          /out of memory: .* over its limit of 512 MB/,
+          /out of memory: .* over its memory limit 512 MB/,
         );
         expect((await kernel.execute("2 + 2")).outputs[0]).toMatchObject({ data: { "text/plain": "4" } });
       } finally {

@@ -1,0 +1,199 @@
+// `evalkit exec --sandbox` run by an unprivileged user (the host as root drops to `nobody`): every boundary holds.
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { chownSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { type AddressInfo, createServer, type Server } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ensureBuilt, ROOT } from "../helpers/build.js";
+import { TEST_PYTHON } from "../helpers/python.js";
+import { sandboxSkipReason } from "../helpers/sandbox.js";
+
+const NOBODY = 65534;
+const isRoot = process.getuid?.() === 0;
+const asUser = (argv: string[]): string[] =>
+  isRoot ? ["setpriv", `--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", ...argv] : argv;
+
+/** The interpreter the user can run (a root-only pyenv is not), or undefined. */
+function usablePython(): string | undefined {
+  for (const python of [TEST_PYTHON, "/usr/bin/python3"]) {
+    // `test -x` as evalkit's own check does: some kernels let setpriv exec what access(2) refuses.
+    const check = ["sh", "-c", 'test -x "$0" && "$0" -c pass', python];
+    const [command, ...args] = asUser(check) as [string, ...string[]];
+    if (spawnSync(command, args, { stdio: "ignore" }).status === 0) return python;
+  }
+  return undefined;
+}
+
+/** Why the user cannot run the CLI here (a checkout under root's private home), or "". */
+function userSkipReason(): string {
+  if (sandboxSkipReason !== "") return sandboxSkipReason;
+  if (process.platform !== "linux") return "(skipped: needs Linux)";
+  const files = [path.join(ROOT, "bin", "evalkit.js"), path.join(ROOT, "python")];
+  const readable = `for (const f of ${JSON.stringify(files)}) require("fs").accessSync(f, require("fs").constants.R_OK)`;
+  const [command, ...args] = asUser([process.execPath, "-e", readable]) as [string, ...string[]];
+  const probe = spawnSync(command, args, { stdio: "ignore" });
+  if (probe.status !== 0) return `(skipped: uid ${NOBODY} cannot read ${ROOT} or run setpriv)`;
+  return usablePython() === undefined ? `(skipped: uid ${NOBODY} can run no Python here)` : "";
+}
+
+const skipReason = userSkipReason();
+if (skipReason !== "") console.warn(`skipping the unprivileged sandbox test ${skipReason}`);
+const root = mkdtempSync(path.join(tmpdir(), "evalkit-sandbox-user-"));
+let server: Server;
+let port = 0;
+let holder: ChildProcess | undefined;
+const marker = `EVALKIT_USER_MARKER_${process.pid}_${Date.now()}`;
+
+/** A directory the test user owns. */
+function ownedDir(name: string): string {
+  const dir = path.join(root, name);
+  mkdirSync(dir, { recursive: true });
+  if (isRoot) chownSync(dir, NOBODY, NOBODY);
+  return dir;
+}
+
+beforeAll(async () => {
+  if (isRoot) chownSync(root, NOBODY, NOBODY);
+  server = createServer((socket) => socket.end());
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  port = (server.address() as AddressInfo).port;
+  // A process of the same user holding the marker: without the sandbox its /proc/<pid>/environ is readable.
+  const [command, ...args] = asUser(["sleep", "120"]) as [string, ...string[]];
+  holder = spawn(command, args, { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", MARKER: marker } });
+  if (!skipReason) ensureBuilt();
+}, 120_000);
+
+afterAll(() => {
+  holder?.kill("SIGKILL");
+  server?.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+/** Runs `evalkit exec --json` as the user; resolves to the details object. */
+function execAsUser(flags: string[], cells: string[], home: string, cwd: string): Promise<ExecDetails> {
+  const argv = [process.execPath, path.join(ROOT, "bin", "evalkit.js"), "exec", "--json", ...flags];
+  for (const code of cells) argv.push("-c", code);
+  const [command, ...args] = asUser(argv) as [string, ...string[]];
+  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, EVALKIT_PYTHON: usablePython() ?? "" };
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.once("close", () => {
+      try {
+        resolve(JSON.parse(stdout) as ExecDetails);
+      } catch {
+        reject(new Error(`evalkit exec printed no JSON (stderr: ${stderr.slice(-2000)})`));
+      }
+    });
+  });
+}
+
+interface ExecDetails {
+  cells: { status: string; text: string; error?: { ename: string } }[];
+}
+
+describe.skipIf(skipReason !== "")(`the sandbox for an unprivileged user ${skipReason}`, () => {
+  it("blocks a write outside the cwd, the home's secrets, the loopback, host environments and a memory hog", async () => {
+    const home = ownedDir("home");
+    const ssh = ownedDir("home/.ssh");
+    const secret = path.join(ssh, "id_ed25519");
+    writeFileSync(secret, "SECRET-KEY-MATERIAL");
+    if (isRoot) chownSync(secret, NOBODY, NOBODY);
+    const cwd = ownedDir("project");
+    const outside = ownedDir("outside");
+    const probe = [
+      "import json, os, socket",
+      "r = {'uid': os.getuid()}",
+      "try:",
+      `    open(${JSON.stringify(path.join(outside, "escaped.txt"))}, 'w').write('x')`,
+      "    r['wrote'] = True",
+      "except OSError:",
+      "    r['wrote'] = False",
+      "try:",
+      `    r['secret'] = open(${JSON.stringify(secret)}).read()`,
+      "except OSError:",
+      "    r['secret'] = None",
+      "r['marker'] = False",
+      "for pid in os.listdir('/proc'):",
+      "    try:",
+      `        r['marker'] = r['marker'] or ${JSON.stringify(marker)}.encode() in open('/proc/%s/environ' % pid, 'rb').read()`,
+      "    except OSError:",
+      "        pass",
+      "try:",
+      `    socket.create_connection(('127.0.0.1', ${port}), timeout=5).close()`,
+      "    r['loopback'] = True",
+      "except OSError:",
+      "    r['loopback'] = False",
+      "print(json.dumps(r, sort_keys=True))",
+    ].join("\n");
+    const hog = "hog = bytearray(400 * 1024 * 1024)";
+    const uid = isRoot ? NOBODY : process.getuid?.();
+
+    // The control: the same user without the sandbox reaches all of it, so the probe can tell.
+    const plain = await execAsUser([], [probe], home, cwd);
+    expect(JSON.parse(plain.cells[0]!.text)).toEqual({
+      uid,
+      wrote: true,
+      secret: "SECRET-KEY-MATERIAL",
+      marker: true,
+      loopback: true,
+    });
+    rmSync(path.join(outside, "escaped.txt"));
+
+    const boxed = await execAsUser(["--sandbox", "--memory-mb", "200"], [probe, hog, "'after'"], home, cwd);
+    expect(JSON.parse(boxed.cells[0]!.text)).toEqual({
+      uid,
+      wrote: false,
+      secret: null,
+      marker: false,
+      loopback: false,
+    });
+    expect(existsSync(path.join(outside, "escaped.txt"))).toBe(false);
+    expect(boxed.cells[1]).toMatchObject({ status: "error", error: { ename: "MemoryError" } });
+  }, 90_000);
+
+  it("holds a cell to about --max-processes more processes, Python and JavaScript, sandboxed or not", async () => {
+    const home = ownedDir("nproc-home");
+    const cwd = ownedDir("nproc-project");
+    const py = [
+      "import subprocess",
+      "ps = []",
+      "try:",
+      "    for _ in range(40):",
+      "        ps.append(subprocess.Popen(['sleep', '30']))",
+      "except OSError as e:",
+      "    print(e.errno, end=' ')",
+      "for p in ps:",
+      "    p.kill()",
+      "print(len(ps))",
+    ].join("\n");
+    const js = [
+      "const cp = require('child_process');",
+      "const ps = [];",
+      "for (let i = 0; i < 40; i++) { const p = cp.spawn('sleep', ['30']); p.on('error', () => {}); if (p.pid) ps.push(p) }",
+      "await new Promise((r) => setTimeout(r, 100));",
+      "for (const p of ps) p.kill();",
+      "ps.length",
+    ].join("\n");
+    for (const sandbox of [[], ["--sandbox"]]) {
+      const run = await execAsUser([...sandbox, "--max-processes", "5"], [py], home, cwd);
+      const [errno, count] = run.cells[0]!.text.trim().split(" ").map(Number);
+      expect(errno).toBe(11); // EAGAIN: the limit, not the loop's end
+      // As `nobody` nothing else of the user runs, so the count is exact; as the suite's own user it drifts.
+      if (isRoot) expect(count).toBe(5);
+      else expect(count).toBeLessThan(40);
+      const jsRun = await execAsUser([...sandbox, "--max-processes", "5", "--lang", "js"], [js], home, cwd);
+      const spawned = Number(jsRun.cells[0]!.text.trim());
+      expect(spawned).toBeGreaterThanOrEqual(isRoot ? 5 : 1);
+      expect(spawned).toBeLessThan(isRoot ? 5 + 12 : 40); // the JS kernel's own threads are headroom
+    }
+  }, 120_000);
+});
