@@ -2,18 +2,17 @@
 
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { basename, join } from "node:path";
-import type { CellErrorInfo, KernelOutput } from "../../contracts/outputs.js";
+import type { KernelOutput } from "../../contracts/outputs.js";
 import { EvalkitError } from "../../errors.js";
-import { DisplayRetention } from "../../output/display-retention.js";
-import { resolveEvalkitHome } from "../../runtime/python-candidates.js";
-import { buildSandboxArgv } from "../../runtime/sandbox-argv.js";
-import { requireSandboxFeatures, type SandboxFeatures } from "../../runtime/sandbox-probe.js";
+import { requireSandboxFeatures } from "../../runtime/sandbox-probe.js";
 import type { ResolvedSandbox, ResourceLimits } from "../../runtime/sandbox-types.js";
+import { CellRecord } from "../cell-record.js";
+import { answerHostCall } from "../host-calls.js";
 import type { ExecuteOptions, ExecuteOutcome, Kernel, KernelExit } from "../kernel.js";
+import { climbKillLadder, reapKernelTree, waitForChildExit } from "../kill-ladder.js";
 import { LineReader } from "../line-reader.js";
 import { signalGroup } from "../process-group.js";
-import { countOwnProcesses, KERNEL_TAG_NAME, killTaggedProcesses } from "../process-tree.js";
+import { countOwnProcesses, KERNEL_TAG_NAME } from "../process-tree.js";
 import {
   decodeRunnerFrame,
   encodeHostFrame,
@@ -22,8 +21,14 @@ import {
   type RunnerFrame,
 } from "../runner-frames.js";
 import { unwrapSandboxExit } from "../sandbox-exit.js";
-import { quoteForShell, shouldShellQuote } from "../shell-quote.js";
-import { buildRunnerBundle, loadBootstrap } from "./runner-bundle.js";
+import { buildPythonCommand, buildRunnerConfig, withMallocTuning } from "./python-command.js";
+import {
+  describeLimitDeath,
+  describeLostConnection,
+  STDERR_TAIL_BYTES,
+  summarizeStderr,
+} from "./python-exit.js";
+import { buildRunnerBundle } from "./runner-bundle.js";
 
 /** Options for {@link PythonKernel}. */
 export interface PythonKernelOptions {
@@ -71,17 +76,10 @@ export interface PythonKernelInfo {
 }
 
 interface RunningCell {
-  id: string;
+  /** Its outputs, kept and passed on (cell-record.ts). */
+  record: CellRecord;
   /** Secret sent with the execute request; result/error/done frames without it were forged by the cell. */
   nonce: string;
-  options: ExecuteOptions;
-  outputs: KernelOutput[];
-  /** Bounds the displays kept in `outputs` (a loop of large displays must not grow the host). */
-  displays: DisplayRetention<KernelOutput>;
-  retainedStreamBytes: number;
-  outputsTruncated: boolean;
-  error?: CellErrorInfo;
-  startedAt: number;
   /** The runner has begun the cell (any frame of it arrived). */
   isStarted: boolean;
   calls: Map<string, AbortController>;
@@ -89,19 +87,6 @@ interface RunningCell {
   reject: (err: Error) => void;
 }
 
-const STDERR_TAIL_BYTES = 8192;
-
-/**
- * glibc malloc tuning for the runner, unless the environment sets its own: big frames (a base64 image) are
- * built from heap memory that stays mapped instead of fresh mmap()s whose page faults cost more than the
- * encoding on virtual machines (a 1 MB image: ~25 ms → ~6 ms in the runner). Keeps at most 32 MiB of
- * freed heap; allocations over 8 MiB are still mmap()ed and returned at once. The runner removes the
- * variables from os.environ at start-up, so cells and their children never see them.
- */
-const MALLOC_ENV: Record<string, string> = {
-  MALLOC_MMAP_THRESHOLD_: String(8 * 1024 * 1024),
-  MALLOC_TRIM_THRESHOLD_: String(32 * 1024 * 1024),
-};
 let kernelSerial = 0;
 
 /** A retained Python subprocess speaking evalkit's NDJSON protocol (docs/protocol.md). */
@@ -151,16 +136,9 @@ export class PythonKernel implements Kernel {
       });
     }
     const bwrap = this.options.sandbox ? await requireSandboxFeatures() : undefined;
-    const { command, args } = this.buildCommand(bwrap);
-    const baseEnv = this.options.env ?? (process.env as Record<string, string>);
-    const env = { ...baseEnv };
-    this.addedEnv = [];
-    for (const [name, value] of Object.entries(MALLOC_ENV)) {
-      if (baseEnv[name] === undefined) {
-        env[name] = value;
-        this.addedEnv.push(name);
-      }
-    }
+    const { command, args } = buildPythonCommand(this.options, bwrap);
+    const { env, added } = withMallocTuning(this.options.env ?? (process.env as Record<string, string>));
+    this.addedEnv = added;
     // Inherited by everything the kernel starts: how its strays are found once it is gone (process-tree.ts).
     this.kernelTag = randomBytes(8).toString("hex");
     env[KERNEL_TAG_NAME] = this.kernelTag;
@@ -191,7 +169,7 @@ export class PythonKernel implements Kernel {
         reject(new EvalkitError(code, `could not start ${command}: ${err.message}`, { command }, err));
       });
       child.once("exit", (exitCode, signal) => {
-        const lost = this.lostConnectionCause(exitCode);
+        const lost = describeLostConnection(this.options.launcher, exitCode);
         if (lost !== undefined) {
           // ssh could not reach the far side: one line with ssh's own (last) words, not a kernel crash to retry.
           // Its stderr may still be in flight when the exit is seen.
@@ -229,7 +207,7 @@ export class PythonKernel implements Kernel {
       // EPIPE when the runner is gone; the exit handler reports it.
     });
     child.on("exit", (exitCode, signal) => this.onExitEvent(exitCode, signal));
-    child.stdin?.write(buildRunnerBundle(this.bundleConfig()));
+    child.stdin?.write(buildRunnerBundle(buildRunnerConfig(this.options, this.addedEnv, this.processesBase)));
 
     const timeoutMs = this.options.startTimeoutMs ?? 15_000;
     let timer: NodeJS.Timeout | undefined;
@@ -277,16 +255,9 @@ export class PythonKernel implements Kernel {
     }
     const id = `${this.name}-${++this.cellSerial}`;
     return new Promise<ExecuteOutcome>((resolve, reject) => {
-      const outputs: KernelOutput[] = [];
       const cell: RunningCell = {
-        id,
+        record: new CellRecord(id, options, this.options.retainStreamBytes),
         nonce: randomBytes(12).toString("hex"),
-        options,
-        outputs,
-        displays: new DisplayRetention(outputs),
-        retainedStreamBytes: 0,
-        outputsTruncated: false,
-        startedAt: performance.now(),
         isStarted: false,
         calls: new Map(),
         resolve,
@@ -335,7 +306,7 @@ export class PythonKernel implements Kernel {
       // No signal crosses a launcher or exists on Windows: the runner interrupts itself. Before the cell has
       // started, a SIGINT could land between cells (where it is ignored); the frame queues behind the execute
       // request instead, so it always reaches the cell it names.
-      this.send({ type: "interrupt", id: cell.id });
+      this.send({ type: "interrupt", id: cell.record.id });
     } else {
       signalGroup(this.child, "SIGINT");
     }
@@ -366,25 +337,23 @@ export class PythonKernel implements Kernel {
     });
   }
 
-  /** exit request → SIGTERM → SIGKILL, each to the whole process group, with short graces. */
+  /** exit request → SIGTERM → SIGKILL, each to the whole process group, with short graces (kill-ladder.ts). */
   async shutdown(): Promise<KernelExit | undefined> {
     const child = this.child;
     if (!child) return undefined;
     this.shutdownRequested = true;
-    if (child.pid === undefined) return this.exitInfo; // spawn itself failed: there is no process
     if (this.exitInfo === undefined) {
-      this.send({ type: "exit" });
-      child.stdin?.end();
-      if (!(await this.waitExit(1000))) {
-        signalGroup(child, "SIGTERM");
-        if (!(await this.waitExit(1000))) {
-          signalGroup(child, "SIGKILL");
-          await this.waitExit(5000);
-        }
-      }
+      await climbKillLadder({
+        child,
+        requestExit: () => {
+          this.send({ type: "exit" });
+          child.stdin?.end();
+        },
+        waitExit: (ms) => this.waitExit(ms),
+      });
     }
-    // Stragglers in the group were killed when the exit was seen (onExitEvent). Never signal the group
-    // later: with a small pid_max the runner's pid (and so the group id) can belong to someone else by then.
+    // Stragglers were killed when the exit was seen (onExitEvent). Never signal the group later: with a small
+    // pid_max the runner's pid (and so the group id) can belong to someone else by then.
     return this.exitInfo;
   }
 
@@ -395,49 +364,6 @@ export class PythonKernel implements Kernel {
     }
     this.exitListeners.add(listener);
     return () => this.exitListeners.delete(listener);
-  }
-
-  private bundleConfig(): Record<string, unknown> {
-    const config: Record<string, unknown> = { cwd: this.options.cwd };
-    if (this.addedEnv.length > 0) config.dropEnv = this.addedEnv;
-    if (this.options.limits) config.limits = runnerLimits(this.options.limits, this.processesBase);
-    if (this.options.sandbox) config.interruptGroup = true;
-    const cache = this.options.codeCacheDir;
-    if (typeof cache === "string") config.codeCache = cache;
-    else if (cache === undefined && !this.options.launcher?.length) {
-      config.codeCache = join(resolveEvalkitHome(), "cache", "runner-code");
-    }
-    return config;
-  }
-
-  private buildCommand(bwrap?: SandboxFeatures): { command: string; args: string[] } {
-    const pythonArgs = [...(this.options.args ?? []), "-u", "-c", loadBootstrap()];
-    const launcher = bwrap === undefined ? this.options.launcher : this.sandboxPrefix(bwrap);
-    if (!launcher || launcher.length === 0) return { command: this.options.python, args: pythonArgs };
-    const [command, ...prefix] = launcher as [string, ...string[]];
-    const quote = this.options.launcherShellQuote ?? shouldShellQuote(command);
-    const tail = [this.options.python, ...pythonArgs];
-    return { command, args: [...prefix, ...(quote ? [quoteForShell(tail)] : tail)] };
-  }
-
-  private sandboxPrefix(features: SandboxFeatures): string[] {
-    const sandbox = this.options.sandbox as ResolvedSandbox;
-    const env = this.options.env ?? process.env;
-    const evalkitHome = resolveEvalkitHome(env);
-    const cache = this.options.codeCacheDir;
-    const codeCache = typeof cache === "string" ? cache : join(evalkitHome, "cache", "runner-code");
-    const memoryMb = this.options.limits?.memoryMb;
-    return buildSandboxArgv({
-      bwrap: features.bwrap,
-      sandbox,
-      cwd: this.options.cwd ?? process.cwd(),
-      executables: [this.options.python],
-      home: env.HOME,
-      evalkitHome,
-      readOnly: cache === false ? [] : [codeCache],
-      // Files in the private tmpfs mounts are memory too: under a memory limit each is capped at it.
-      tmpfsBytes: memoryMb !== undefined && features.sizedTmpfs ? memoryMb * 1024 * 1024 : undefined,
-    });
   }
 
   private async killAfterInterrupt(cell: RunningCell): Promise<void> {
@@ -509,7 +435,7 @@ export class PythonKernel implements Kernel {
       return;
     }
     const cell = this.running;
-    if (frame.type === "call" && (!cell || frame.id !== cell.id)) {
+    if (frame.type === "call" && (!cell || frame.id !== cell.record.id)) {
       // A thread of a finished cell is waiting on this call: answer, or it waits forever.
       this.send({
         type: "reply",
@@ -519,7 +445,7 @@ export class PythonKernel implements Kernel {
       });
       return;
     }
-    if (!cell || frame.id !== cell.id) return; // late frames of an abandoned cell
+    if (!cell || frame.id !== cell.record.id) return; // late frames of an abandoned cell
     cell.isStarted = true;
     if (
       (frame.type === "result" || frame.type === "error" || frame.type === "done") &&
@@ -554,8 +480,12 @@ export class PythonKernel implements Kernel {
         this.addOutput(cell, { type: "clear_output", wait: frame.wait });
         return;
       case "error":
-        cell.error = { ename: frame.ename, evalue: frame.evalue, traceback: frame.traceback };
-        this.addOutput(cell, { type: "error", ...cell.error });
+        this.addOutput(cell, {
+          type: "error",
+          ename: frame.ename,
+          evalue: frame.evalue,
+          traceback: frame.traceback,
+        });
         return;
       case "call":
         void this.answerCall(cell, frame.callId, frame.method, frame.params);
@@ -569,13 +499,7 @@ export class PythonKernel implements Kernel {
       case "done":
         this.running = undefined;
         cell.resolve({
-          status: frame.status,
-          cancelled: frame.cancelled,
-          executionCount: frame.executionCount,
-          outputs: cell.outputs,
-          ...(cell.error ? { error: cell.error } : {}),
-          durationMs: performance.now() - cell.startedAt,
-          ...(cell.outputsTruncated ? { outputsTruncated: true } : {}),
+          ...cell.record.outcome(frame.status, frame.cancelled, frame.executionCount),
           ...(frame.usage ? { usage: frame.usage } : {}),
         });
         return;
@@ -589,24 +513,7 @@ export class PythonKernel implements Kernel {
   }
 
   private addOutput(cell: RunningCell, output: KernelOutput): void {
-    cell.options.onOutput?.(output);
-    if (output.type === "stream") {
-      const limit = this.options.retainStreamBytes ?? 1024 * 1024;
-      cell.retainedStreamBytes += output.text.length;
-      if (cell.retainedStreamBytes > limit) {
-        cell.outputsTruncated = true;
-        return;
-      }
-      const last = cell.outputs[cell.outputs.length - 1];
-      if (last?.type === "stream" && last.name === output.name) {
-        last.text += output.text;
-        return;
-      }
-      cell.outputs.push({ type: "stream", name: output.name, text: output.text }); // the hint is for live use only
-      return;
-    }
-    cell.displays.keep(output);
-    if (cell.displays.budget.dropped > 0) cell.outputsTruncated = true;
+    cell.record.add(output);
   }
 
   private async answerCall(
@@ -618,14 +525,9 @@ export class PythonKernel implements Kernel {
     const controller = new AbortController();
     cell.calls.set(callId, controller);
     try {
-      if (!cell.options.onCall)
-        throw new EvalkitError("INVALID_INPUT", `no host handler registered for ${method}()`);
-      const value = await cell.options.onCall({ method, params, signal: controller.signal });
-      this.send({ type: "reply", callId, ok: true, value: value === undefined ? null : value });
-    } catch (err) {
-      const name = err instanceof Error ? err.name : "Error";
-      const message = err instanceof Error ? err.message : String(err);
-      this.send({ type: "reply", callId, ok: false, error: { name, message } });
+      this.send(
+        await answerHostCall(cell.record.options, { callId, method, params, signal: controller.signal }),
+      );
     } finally {
       cell.calls.delete(callId);
     }
@@ -633,13 +535,14 @@ export class PythonKernel implements Kernel {
 
   private async answerInput(cell: RunningCell, prompt: string, password: boolean) {
     try {
-      if (!cell.options.onInputRequest) throw new Error("stdin is not available");
-      const value = await cell.options.onInputRequest(prompt, password);
-      this.send({ type: "input_reply", id: cell.id, value });
+      const onInputRequest = cell.record.options.onInputRequest;
+      if (!onInputRequest) throw new Error("stdin is not available");
+      const value = await onInputRequest(prompt, password);
+      this.send({ type: "input_reply", id: cell.record.id, value });
     } catch (err) {
       this.send({
         type: "input_reply",
-        id: cell.id,
+        id: cell.record.id,
         error: err instanceof Error ? err.message : String(err),
       });
     }
@@ -669,7 +572,8 @@ export class PythonKernel implements Kernel {
     this.exitInfo = { exitCode, signal, requested: this.shutdownRequested, stderrTail: this.stderrTail };
     const cause = this.shutdownRequested
       ? undefined
-      : (this.limitCause(signal) ?? this.lostConnectionCause(exitCode));
+      : (describeLimitDeath(this.options.limits, signal) ??
+        describeLostConnection(this.options.launcher, exitCode));
     if (cause !== undefined) this.exitInfo.cause = cause;
     const cell = this.running;
     this.running = undefined;
@@ -679,29 +583,16 @@ export class PythonKernel implements Kernel {
     this.completers.clear();
     // Children the cell left in the group (the runner was killed before it could take them along), and
     // those that left the group (own session, orphaned background jobs), found by the tag they inherited.
-    if (this.child) signalGroup(this.child, "SIGKILL");
-    killTaggedProcesses(this.kernelTag);
+    if (this.child) reapKernelTree(this.child, this.kernelTag);
     cell?.reject(this.deadError("kernel died while the cell was running"));
     for (const listener of this.exitListeners) listener(this.exitInfo);
     this.exitListeners.clear();
   }
 
-  /** ssh exits with 255 for its own failures (connection refused, dropped, auth): the far side is unreachable. */
-  private lostConnectionCause(exitCode: number | null): string | undefined {
-    const program = this.options.launcher?.[0];
-    if (program === undefined || exitCode !== 255 || basename(program) !== "ssh") return undefined;
-    return "lost the connection through the launcher: ssh exited with code 255";
-  }
-
   private waitExit(ms: number): Promise<boolean> {
-    if (this.exitInfo) return Promise.resolve(true);
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => resolve(false), ms);
-      this.child?.once("exit", () => {
-        clearTimeout(timer);
-        resolve(true);
-      });
-    });
+    const child = this.child;
+    if (!child) return Promise.resolve(true);
+    return waitForChildExit(child, ms, () => this.exitInfo !== undefined);
   }
 
   private exitDetails(): Record<string, unknown> {
@@ -723,27 +614,7 @@ export class PythonKernel implements Kernel {
     });
   }
 
-  /** Why a death may have been a limit: the exit notice names the limit the kernel ran under. */
-  private limitCause(signal: NodeJS.Signals | null): string | undefined {
-    const limits = this.options.limits;
-    if (!limits) return undefined;
-    if (signal === "SIGXCPU" && limits.cpuSeconds) return `CPU time limit ${limits.cpuSeconds} s reached`;
-    if (limits.memoryMb)
-      return `possibly out of memory: the kernel ran under a memory limit ${limits.memoryMb} MB`;
-    return undefined;
-  }
-
   private stderrSummary(): string {
-    const tail = this.stderrTail.trim();
-    if (!tail) return "";
-    const lines = tail.split("\n").slice(-5).join("\n");
-    return `\n${lines}`;
+    return summarizeStderr(this.stderrTail);
   }
-}
-
-/** The limits as the runner reads them; in a sandbox the host counts the user's tasks (the runner sees few). */
-function runnerLimits(limits: ResourceLimits, processesBase: number | undefined): Record<string, unknown> {
-  const config: Record<string, unknown> = { ...limits };
-  if (processesBase !== undefined) config.processesBase = processesBase;
-  return config;
 }
