@@ -1,5 +1,6 @@
 // Why a Python kernel ended, in words: a lost launcher connection, a resource limit, the runner's last stderr.
 import { basename } from "node:path";
+import { EvalkitError } from "../../errors.js";
 import type { ResourceLimits } from "../../runtime/sandbox-types.js";
 
 /** How much of the runner's stderr a kernel keeps for its death notice. */
@@ -32,4 +33,19 @@ export function summarizeStderr(tail: string): string {
   const trimmed = tail.trim();
   if (!trimmed) return "";
   return `\n${trimmed.split("\n").slice(-5).join("\n")}`;
+}
+
+/** The error for a kernel process that could not be spawned at all. */
+export function describeSpawnError(
+  err: Error,
+  command: string,
+  launcher: string[] | undefined,
+): EvalkitError {
+  const isMissing = (err as NodeJS.ErrnoException).code === "ENOENT";
+  if (isMissing && (launcher?.length ?? 0) > 0) {
+    const message = `the launcher command ${command} was not found (--launcher / launcher option)`;
+    return new EvalkitError("LAUNCHER_NOT_FOUND", message, { command }, err);
+  }
+  const code = isMissing ? "PYTHON_NOT_FOUND" : "KERNEL_START_FAILED";
+  return new EvalkitError(code, `could not start ${command}: ${err.message}`, { command }, err);
 }

@@ -2,10 +2,10 @@
 
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
+
 import type { KernelOutput } from "../../contracts/outputs.js";
 import { EvalkitError } from "../../errors.js";
 import { requireSandboxFeatures } from "../../runtime/sandbox-probe.js";
-import type { ResolvedSandbox, ResourceLimits } from "../../runtime/sandbox-types.js";
 import { CellRecord } from "../cell-record.js";
 import { answerHostCall } from "../host-calls.js";
 import type { ExecuteOptions, ExecuteOutcome, Kernel, KernelExit } from "../kernel.js";
@@ -25,55 +25,12 @@ import { buildPythonCommand, buildRunnerConfig, withMallocTuning } from "./pytho
 import {
   describeLimitDeath,
   describeLostConnection,
+  describeSpawnError,
   STDERR_TAIL_BYTES,
   summarizeStderr,
 } from "./python-exit.js";
+import type { PythonKernelInfo, PythonKernelOptions } from "./python-kernel-options.js";
 import { buildRunnerBundle } from "./runner-bundle.js";
-
-/** Options for {@link PythonKernel}. */
-export interface PythonKernelOptions {
-  /** Interpreter to run (path or command name). */
-  python: string;
-  /** Extra interpreter arguments placed before `-u -c`. */
-  args?: string[];
-  /** Command prefix the interpreter runs through, e.g. `["docker", "exec", "-i", "box"]`. */
-  launcher?: string[];
-  /** Quote the interpreter command for a remote shell (default: automatic for `ssh`). */
-  launcherShellQuote?: boolean;
-  cwd?: string;
-  /** The child's complete environment (already filtered). Defaults to the parent's. */
-  env?: Record<string, string>;
-  /** Handshake deadline (default 15 s). */
-  startTimeoutMs?: number;
-  /** After an interrupt with no end of the cell, kill the kernel after this long (default 5000 ms). */
-  interruptGraceMs?: number;
-  /** Log every frame (truncated) to stderr; defaults to EVALKIT_PYTHON_IPC_TRACE=1. */
-  trace?: boolean;
-  /** Stream text kept per cell in `outcome.outputs` (default 1 MiB); everything still reaches `onOutput`. */
-  retainStreamBytes?: number;
-  /**
-   * Where the runner keeps its compiled modules between starts (saves compiling ~20 files at every start).
-   * Default `$EVALKIT_HOME/cache/runner-code` without a launcher, none with one; `false` turns it off.
-   */
-  codeCacheDir?: string | false;
-  /**
-   * Run the interpreter in a bubblewrap sandbox (docs/sandbox.md). `start()` fails with SANDBOX_UNAVAILABLE
-   * when none can be had. Not combined with a launcher.
-   */
-  sandbox?: ResolvedSandbox;
-  /** Resource limits the runner sets on itself before anything else (inherited by what the cells start). */
-  limits?: ResourceLimits;
-}
-
-/** What the runner reported about itself at start-up. */
-export interface PythonKernelInfo {
-  pid: number;
-  pythonVersion: string;
-  implementation: string;
-  executable: string;
-  protocol: number;
-  cwd: string;
-}
 
 interface RunningCell {
   /** Its outputs, kept and passed on (cell-record.ts). */
@@ -157,17 +114,7 @@ export class PythonKernel implements Kernel {
     this.child = child;
     const ready = new Promise<ReadyFrame>((resolve, reject) => {
       this.onReady = resolve;
-      child.once("error", (err) => {
-        const isMissing = (err as NodeJS.ErrnoException).code === "ENOENT";
-        const isLauncher = (this.options.launcher?.length ?? 0) > 0;
-        if (isMissing && isLauncher) {
-          const message = `the launcher command ${command} was not found (--launcher / launcher option)`;
-          reject(new EvalkitError("LAUNCHER_NOT_FOUND", message, { command }, err));
-          return;
-        }
-        const code = isMissing ? "PYTHON_NOT_FOUND" : "KERNEL_START_FAILED";
-        reject(new EvalkitError(code, `could not start ${command}: ${err.message}`, { command }, err));
-      });
+      child.once("error", (err) => reject(describeSpawnError(err, command, this.options.launcher)));
       child.once("exit", (exitCode, signal) => {
         const lost = describeLostConnection(this.options.launcher, exitCode);
         if (lost !== undefined) {
@@ -192,12 +139,15 @@ export class PythonKernel implements Kernel {
           });
           return;
         }
+        const how = signal ?? `exit code ${exitCode}`;
+        const message = `python exited during start-up (${how})${this.stderrSummary()}`;
         reject(
-          new EvalkitError(
-            "KERNEL_START_FAILED",
-            `python exited during start-up (${signal ?? `exit code ${exitCode}`})${this.stderrSummary()}`,
-            { exitCode, signal, stderrTail: this.stderrTail, command },
-          ),
+          new EvalkitError("KERNEL_START_FAILED", message, {
+            exitCode,
+            signal,
+            stderrTail: this.stderrTail,
+            command,
+          }),
         );
       });
     });
@@ -618,3 +568,4 @@ export class PythonKernel implements Kernel {
     return summarizeStderr(this.stderrTail);
   }
 }
+export type { PythonKernelInfo, PythonKernelOptions } from "./python-kernel-options.js";
