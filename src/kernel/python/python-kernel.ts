@@ -1,35 +1,17 @@
 // One retained Python interpreter: spawn through the bootstrap, handshake, execute cells, interrupt, kill ladder.
 
-import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-
 import type { KernelOutput } from "../../contracts/outputs.js";
 import { EvalkitError } from "../../errors.js";
 import { requireSandboxFeatures } from "../../runtime/sandbox-probe.js";
 import { CellRecord } from "../cell-record.js";
 import { answerHostCall } from "../host-calls.js";
 import type { ExecuteOptions, ExecuteOutcome, Kernel, KernelExit } from "../kernel.js";
-import { climbKillLadder, reapKernelTree, waitForChildExit } from "../kill-ladder.js";
-import { LineReader } from "../line-reader.js";
 import { signalGroup } from "../process-group.js";
-import { countOwnProcesses, KERNEL_TAG_NAME } from "../process-tree.js";
-import {
-  decodeRunnerFrame,
-  encodeHostFrame,
-  isPlainStreamLine,
-  type ReadyFrame,
-  type RunnerFrame,
-} from "../runner-frames.js";
-import { unwrapSandboxExit } from "../sandbox-exit.js";
+import { countOwnProcesses } from "../process-tree.js";
 import { buildPythonCommand, buildRunnerConfig, withMallocTuning } from "./python-command.js";
-import {
-  describeLimitDeath,
-  describeLostConnection,
-  describeSpawnError,
-  STDERR_TAIL_BYTES,
-  summarizeStderr,
-} from "./python-exit.js";
 import type { PythonKernelInfo, PythonKernelOptions } from "./python-kernel-options.js";
+import { type CellFrame, PythonKernelProcess } from "./python-kernel-process.js";
 import { buildRunnerBundle } from "./runner-bundle.js";
 
 interface RunningCell {
@@ -50,25 +32,16 @@ let kernelSerial = 0;
 export class PythonKernel implements Kernel {
   readonly language = "py" as const;
   info: PythonKernelInfo | undefined;
-  private child: ChildProcess | undefined;
+  private process: PythonKernelProcess | undefined;
   private readonly options: PythonKernelOptions;
-  private readonly reader = new LineReader();
   private readonly trace: boolean;
-  private stderrTail = "";
-  private kernelTag = "";
   private running: RunningCell | undefined;
   private queue: Promise<unknown> = Promise.resolve();
-  private exitInfo: KernelExit | undefined;
   private exitListeners = new Set<(exit: KernelExit) => void>();
-  private shutdownRequested = false;
-  private onReady: ((frame: ReadyFrame) => void) | undefined;
   private completions = new Map<string, (reply: { status: string; indent: string }) => void>();
   private completers = new Map<string, (reply: { start: number; matches: string[] }) => void>();
   private cellSerial = 0;
-  private addedEnv: string[] = [];
   private readonly name = `k${++kernelSerial}`;
-  /** The host's tasks when a sandboxed kernel with a process limit started (see runnerLimits). */
-  private processesBase: number | undefined;
 
   constructor(options: PythonKernelOptions) {
     this.options = options;
@@ -76,17 +49,17 @@ export class PythonKernel implements Kernel {
   }
 
   get isAlive(): boolean {
-    return this.child !== undefined && this.exitInfo === undefined && !this.shutdownRequested;
+    return this.process?.isAlive === true;
   }
 
   /** The runner's process id (the process-group id of everything the kernel started). */
   get pid(): number | undefined {
-    return this.child?.pid;
+    return this.process?.child.pid;
   }
 
   /** Spawn the interpreter, send the runner, wait for `ready`. */
   async start(): Promise<void> {
-    if (this.child) throw new EvalkitError("KERNEL_START_FAILED", "kernel already started");
+    if (this.process) throw new EvalkitError("KERNEL_START_FAILED", "kernel already started");
     if (this.options.sandbox && this.options.launcher?.length) {
       throw new EvalkitError("INVALID_INPUT", "sandbox: cannot be combined with a launcher", {
         field: "sandbox",
@@ -95,85 +68,25 @@ export class PythonKernel implements Kernel {
     const bwrap = this.options.sandbox ? await requireSandboxFeatures() : undefined;
     const { command, args } = buildPythonCommand(this.options, bwrap);
     const { env, added } = withMallocTuning(this.options.env ?? (process.env as Record<string, string>));
-    this.addedEnv = added;
-    // Inherited by everything the kernel starts: how its strays are found once it is gone (process-tree.ts).
-    this.kernelTag = randomBytes(8).toString("hex");
-    env[KERNEL_TAG_NAME] = this.kernelTag;
     // The host's tasks, counted before the sandbox exists (inside, the runner counts its own), plus bwrap itself.
-    this.processesBase =
+    const processesBase =
       this.options.sandbox && this.options.limits?.processes !== undefined
         ? countOwnProcesses() + 1
         : undefined;
-    const child = spawn(command, args, {
-      cwd: this.options.cwd,
-      env,
-      stdio: ["pipe", "pipe", "pipe"],
-      detached: process.platform !== "win32",
-      windowsHide: true,
-    });
-    this.child = child;
-    const ready = new Promise<ReadyFrame>((resolve, reject) => {
-      this.onReady = resolve;
-      child.once("error", (err) => reject(describeSpawnError(err, command, this.options.launcher)));
-      child.once("exit", (exitCode, signal) => {
-        const lost = describeLostConnection(this.options.launcher, exitCode);
-        if (lost !== undefined) {
-          // ssh could not reach the far side: one line with ssh's own (last) words, not a kernel crash to retry.
-          // Its stderr may still be in flight when the exit is seen.
-          const fail = () => {
-            const lines = this.stderrTail.split("\n").filter((line) => line.trim() !== "");
-            const said = lines.at(-1)?.trim() ?? lost;
-            const message = `could not start the kernel through the launcher ${command}: ${said}`;
-            reject(
-              new EvalkitError("LAUNCHER_FAILED", message, {
-                exitCode,
-                stderrTail: this.stderrTail,
-                command,
-              }),
-            );
-          };
-          const timer = setTimeout(fail, 500);
-          child.stderr?.once("close", () => {
-            clearTimeout(timer);
-            fail();
-          });
-          return;
-        }
-        const how = signal ?? `exit code ${exitCode}`;
-        const message = `python exited during start-up (${how})${this.stderrSummary()}`;
-        reject(
-          new EvalkitError("KERNEL_START_FAILED", message, {
-            exitCode,
-            signal,
-            stderrTail: this.stderrTail,
-            command,
-          }),
-        );
-      });
-    });
-    child.stdout?.on("data", (chunk: Buffer) => this.onStdout(chunk));
-    child.stderr?.on("data", (chunk: Buffer) => this.onStderr(chunk));
-    child.stdin?.on("error", () => {
-      // EPIPE when the runner is gone; the exit handler reports it.
-    });
-    child.on("exit", (exitCode, signal) => this.onExitEvent(exitCode, signal));
-    child.stdin?.write(buildRunnerBundle(buildRunnerConfig(this.options, this.addedEnv, this.processesBase)));
-
-    const timeoutMs = this.options.startTimeoutMs ?? 15_000;
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        reject(
-          new EvalkitError(
-            "KERNEL_START_FAILED",
-            `python did not answer within ${timeoutMs} ms${this.stderrSummary()}`,
-            { stderrTail: this.stderrTail, command },
-          ),
-        );
-      }, timeoutMs);
-    });
+    const proc = new PythonKernelProcess(
+      this.options,
+      { command, args, env },
+      {
+        onFrame: (frame, isPlain) => this.onFrame(frame, isPlain),
+        onProtocolError: (err) => this.failProtocol(err),
+        onExit: (exit) => this.onProcessExit(exit),
+      },
+      this.trace,
+    );
+    this.process = proc;
+    const bundle = buildRunnerBundle(buildRunnerConfig(this.options, added, processesBase));
     try {
-      const frame = await Promise.race([ready, deadline]);
+      const frame = await proc.handshake(bundle, this.options.startTimeoutMs ?? 15_000);
       this.info = {
         pid: frame.pid,
         pythonVersion: frame.python,
@@ -185,9 +98,6 @@ export class PythonKernel implements Kernel {
     } catch (err) {
       await this.shutdown();
       throw err;
-    } finally {
-      clearTimeout(timer);
-      this.onReady = undefined;
     }
   }
 
@@ -199,7 +109,7 @@ export class PythonKernel implements Kernel {
   }
 
   private runCell(code: string, options: ExecuteOptions): Promise<ExecuteOutcome> {
-    if (!this.isAlive || !this.child?.stdin) {
+    if (!this.isAlive) {
       // `started: false` tells callers the cell never reached the kernel, so re-running it is safe.
       return Promise.reject(this.deadError("kernel is not running", { started: false }));
     }
@@ -250,7 +160,8 @@ export class PythonKernel implements Kernel {
   /** Ask the running cell to stop (SIGINT to the process group; the runner raises KeyboardInterrupt). */
   interrupt(): void {
     const cell = this.running;
-    if (!cell || !this.child || !this.isAlive) return;
+    const child = this.process?.child;
+    if (!cell || !child || !this.isAlive) return;
     // Nor does one reach into a sandbox (SIGINT would kill bwrap): there the runner signals its own group.
     if (process.platform === "win32" || this.options.launcher || this.options.sandbox || !cell.isStarted) {
       // No signal crosses a launcher or exists on Windows: the runner interrupts itself. Before the cell has
@@ -258,7 +169,7 @@ export class PythonKernel implements Kernel {
       // request instead, so it always reaches the cell it names.
       this.send({ type: "interrupt", id: cell.record.id });
     } else {
-      signalGroup(this.child, "SIGINT");
+      signalGroup(child, "SIGINT");
     }
   }
 
@@ -289,27 +200,13 @@ export class PythonKernel implements Kernel {
 
   /** exit request → SIGTERM → SIGKILL, each to the whole process group, with short graces (kill-ladder.ts). */
   async shutdown(): Promise<KernelExit | undefined> {
-    const child = this.child;
-    if (!child) return undefined;
-    this.shutdownRequested = true;
-    if (this.exitInfo === undefined) {
-      await climbKillLadder({
-        child,
-        requestExit: () => {
-          this.send({ type: "exit" });
-          child.stdin?.end();
-        },
-        waitExit: (ms) => this.waitExit(ms),
-      });
-    }
-    // Stragglers were killed when the exit was seen (onExitEvent). Never signal the group later: with a small
-    // pid_max the runner's pid (and so the group id) can belong to someone else by then.
-    return this.exitInfo;
+    return this.process?.shutdown();
   }
 
   onExit(listener: (exit: KernelExit) => void): () => void {
-    if (this.exitInfo) {
-      listener(this.exitInfo);
+    const exit = this.process?.exit;
+    if (exit) {
+      listener(exit);
       return () => undefined;
     }
     this.exitListeners.add(listener);
@@ -324,52 +221,17 @@ export class PythonKernel implements Kernel {
         new EvalkitError(
           "KERNEL_DIED",
           `the cell did not stop within ${this.options.interruptGraceMs ?? 5000} ms of the interrupt; kernel killed, state lost`,
-          { killed: true, ...this.exitDetails() },
+          { killed: true, ...this.process?.exitDetails() },
         ),
       );
     }
   }
 
   private send(frame: Record<string, unknown>): void {
-    const stdin = this.child?.stdin;
-    if (!stdin || stdin.destroyed || !stdin.writable) return;
-    const line = encodeHostFrame(frame);
-    if (this.trace) process.stderr.write(`evalkit host >> ${line.slice(0, 300).trimEnd()}\n`);
-    stdin.write(line);
+    this.process?.send(frame);
   }
 
-  private onStdout(chunk: Buffer): void {
-    let lines: Buffer[];
-    try {
-      lines = this.reader.push(chunk);
-    } catch (err) {
-      this.failProtocol(err as EvalkitError);
-      return;
-    }
-    for (const line of lines) {
-      const text = line.toString("utf8");
-      if (this.trace) process.stderr.write(`evalkit host << ${text.slice(0, 300)}\n`);
-      let frame: RunnerFrame;
-      try {
-        frame = decodeRunnerFrame(text);
-      } catch (err) {
-        if (this.info === undefined) {
-          // Before `ready`, something (a sitecustomize, a launcher banner) printed to stdout: keep it for diagnostics.
-          this.appendStderr(`[stdout before ready] ${text}\n`);
-          continue;
-        }
-        this.failProtocol(err as EvalkitError);
-        return;
-      }
-      this.onFrame(frame, (frame.type === "stdout" || frame.type === "stderr") && isPlainStreamLine(line));
-    }
-  }
-
-  private onFrame(frame: RunnerFrame, isPlain = false): void {
-    if (frame.type === "ready") {
-      this.onReady?.(frame);
-      return;
-    }
+  private onFrame(frame: CellFrame, isPlain: boolean): void {
     if (frame.type === "complete_reply") {
       this.completers.get(frame.id)?.({ start: frame.start, matches: frame.matches });
       this.completers.delete(frame.id);
@@ -505,67 +367,22 @@ export class PythonKernel implements Kernel {
     cell?.reject(err);
   }
 
-  private onStderr(chunk: Buffer): void {
-    const text = chunk.toString("utf8");
-    if (this.trace) process.stderr.write(`evalkit runner stderr: ${text}`);
-    this.appendStderr(text);
-  }
-
-  private appendStderr(text: string): void {
-    this.stderrTail = (this.stderrTail + text).slice(-STDERR_TAIL_BYTES);
-  }
-
-  private onExitEvent(rawCode: number | null, rawSignal: NodeJS.Signals | null): void {
-    const { exitCode, signal } = this.options.sandbox
-      ? unwrapSandboxExit(rawCode, rawSignal)
-      : { exitCode: rawCode, signal: rawSignal };
-    this.exitInfo = { exitCode, signal, requested: this.shutdownRequested, stderrTail: this.stderrTail };
-    const cause = this.shutdownRequested
-      ? undefined
-      : (describeLimitDeath(this.options.limits, signal) ??
-        describeLostConnection(this.options.launcher, exitCode));
-    if (cause !== undefined) this.exitInfo.cause = cause;
+  private onProcessExit(exit: KernelExit): void {
     const cell = this.running;
     this.running = undefined;
     for (const resolve of this.completions.values()) resolve({ status: "invalid", indent: "" });
     this.completions.clear();
     for (const resolve of this.completers.values()) resolve({ start: 0, matches: [] });
     this.completers.clear();
-    // Children the cell left in the group (the runner was killed before it could take them along), and
-    // those that left the group (own session, orphaned background jobs), found by the tag they inherited.
-    if (this.child) reapKernelTree(this.child, this.kernelTag);
     cell?.reject(this.deadError("kernel died while the cell was running"));
-    for (const listener of this.exitListeners) listener(this.exitInfo);
+    for (const listener of this.exitListeners) listener(exit);
     this.exitListeners.clear();
   }
 
-  private waitExit(ms: number): Promise<boolean> {
-    const child = this.child;
-    if (!child) return Promise.resolve(true);
-    return waitForChildExit(child, ms, () => this.exitInfo !== undefined);
-  }
-
-  private exitDetails(): Record<string, unknown> {
-    return {
-      exitCode: this.exitInfo?.exitCode ?? null,
-      signal: this.exitInfo?.signal ?? null,
-      requested: this.exitInfo?.requested ?? this.shutdownRequested,
-      stderrTail: this.stderrTail,
-      ...(this.exitInfo?.cause ? { cause: this.exitInfo.cause } : {}),
-    };
-  }
-
   private deadError(message: string, extra: Record<string, unknown> = {}): EvalkitError {
-    const cause =
-      this.exitInfo?.signal ?? (this.exitInfo ? `exit code ${this.exitInfo.exitCode}` : "not started");
-    return new EvalkitError("KERNEL_DIED", `${message} (${cause})${this.stderrSummary()}`, {
-      ...this.exitDetails(),
-      ...extra,
-    });
-  }
-
-  private stderrSummary(): string {
-    return summarizeStderr(this.stderrTail);
+    if (this.process) return this.process.deadError(message, extra);
+    return new EvalkitError("KERNEL_DIED", `${message} (not started)`, { ...extra });
   }
 }
+
 export type { PythonKernelInfo, PythonKernelOptions } from "./python-kernel-options.js";
