@@ -3,9 +3,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt } from "../helpers/build.js";
 import { TEST_PYTHON } from "../helpers/interpreters.js";
-import { killPanes, ReplPane } from "../helpers/repl-pane.js";
+import { titleWithSkip } from "../helpers/libraries.js";
+import { killPanes, ReplPane, tmuxSkipReason } from "../helpers/repl-pane.js";
 
-describe("evalkit repl interrupts", () => {
+const noTmux = tmuxSkipReason();
+
+describe.skipIf(noTmux !== undefined)(titleWithSkip("evalkit repl interrupts", noTmux), () => {
   let repl: ReplPane;
   let timed: ReplPane;
 
