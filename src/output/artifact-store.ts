@@ -1,6 +1,6 @@
 // Where full outputs live: `$EVALKIT_HOME/artifacts/<id>.out`, written synchronously, read back by byte range,
 // pruned by age and total size, never while pinned.
-import { closeSync, mkdirSync, openSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, openSync, unlinkSync, writeSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { EvalkitError } from "../errors.js";
 import {
@@ -17,6 +17,7 @@ import {
   ARTIFACT_SUFFIX as SUFFIX,
   scanDir,
 } from "./artifact-scan.js";
+import { makeDirectory } from "./make-directory.js";
 
 export {
   type ArtifactPage,
@@ -137,7 +138,7 @@ export function createArtifactStore(options: ArtifactStoreOptions = {}): Artifac
   };
 
   const create = (): ArtifactWriter => {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    makeDirectory(dir, 0o700);
     const id = generateArtifactId();
     const path = join(dir, id + SUFFIX);
     const fd = openSync(path, "wx", 0o600);
