@@ -155,12 +155,13 @@ function properties(line, global) {
   return { start, matches: found };
 }
 
-function names(line, global) {
+function names(line, global, sandbox) {
   const match = NAME.exec(line);
   if (!match) return undefined;
   const typed = match[0];
   const found = [];
-  for (const name of propertyNames(global)) {
+  // The context's global does not list the sandbox's non-enumerable names (`process`, `require`, the prelude).
+  for (const name of [...propertyNames(global), ...Object.getOwnPropertyNames(sandbox)]) {
     if (name.startsWith(typed) && !HIDDEN.test(name)) found.push(name);
   }
   for (const word of KEYWORDS) if (word.startsWith(typed)) found.push(word);
@@ -178,7 +179,7 @@ function complete(context, code, cursor) {
   for (const finder of [keys, paths, properties, names]) {
     let found;
     try {
-      found = finder(line, global);
+      found = finder(line, global, context);
     } catch {
       found = { start: line.length, matches: [] };
     }

@@ -37,6 +37,10 @@ describe("JsKernel.complete", () => {
     });
     expect(await kernel.complete("fs.readFileSync('da")).toEqual({ start: 17, matches: ["data/"] });
     expect((await kernel.complete("retu")).matches).toEqual(["return"]);
+    // The kernel's own globals and the prelude: process, require, display, completion().
+    expect((await kernel.complete("proce")).matches).toEqual(["process"]);
+    expect((await kernel.complete("requ")).matches).toEqual(["require"]);
+    expect((await kernel.complete("displ")).matches).toEqual(["display"]);
     // Built-ins of the context and Node's own objects, getters included where Node defines them.
     expect((await kernel.complete("JSON.str")).matches).toEqual(["stringify"]);
     expect((await kernel.complete("process.stdout.wri")).matches).toContain("write");
