@@ -8,6 +8,9 @@ const path = require("node:path");
 const util = require("node:util");
 const vm = require("node:vm");
 
+// Taken once: a cell can reach (and replace) the shared `util` module through require().
+const { isProxy, isStringObject } = util.types;
+
 const MAX_MATCHES = 500;
 const IDENT = "[A-Za-z_$][\\w$]*";
 const CHAIN = IDENT + "(?:\\??\\." + IDENT + ")*";
@@ -37,7 +40,7 @@ function isSafeGetter(owner, getter) {
 function readProperty(object, name) {
   let target = Object(object);
   while (target !== null) {
-    if (util.types.isProxy(target)) throw new NoValue();
+    if (isProxy(target)) throw new NoValue();
     const descriptor = Object.getOwnPropertyDescriptor(target, name);
     if (descriptor !== undefined) {
       if ("value" in descriptor) return descriptor.value;
@@ -61,7 +64,7 @@ function lookup(chain, global) {
 
 /** Whether the own names of `object` are its elements (an array, a typed array, a string): not worth listing. */
 function isIndexed(object) {
-  return Array.isArray(object) || ArrayBuffer.isView(object) || util.types.isStringObject(object);
+  return Array.isArray(object) || ArrayBuffer.isView(object) || isStringObject(object);
 }
 
 /** Every string property name of `value` and its prototypes (a Proxy stops the walk: its traps are user code). */
@@ -69,10 +72,10 @@ function propertyNames(value) {
   const names = new Set();
   let target = Object(value);
   let isOwn = true;
-  while (target !== null && !util.types.isProxy(target)) {
+  while (target !== null && !isProxy(target)) {
     if (isOwn && isIndexed(target)) {
       // A million elements would be a million names; `length` is the one worth offering.
-      if (Array.isArray(target) || util.types.isStringObject(target)) names.add("length");
+      if (Array.isArray(target) || isStringObject(target)) names.add("length");
     } else {
       for (const name of Object.getOwnPropertyNames(target)) names.add(name);
     }
@@ -92,7 +95,7 @@ function keys(line, global) {
   } catch {
     return { start, matches: [] };
   }
-  if (object === null || typeof object !== "object" || util.types.isProxy(object) || isIndexed(object)) {
+  if (object === null || typeof object !== "object" || isProxy(object) || isIndexed(object)) {
     return { start, matches: [] };
   }
   const quote = match[2];
