@@ -125,9 +125,12 @@ export class JsKernel implements Kernel {
       const settle = (reply: Completion) => {
         clearTimeout(timer);
         this.completers.delete(id);
+        if (this.running === undefined && this.completers.size === 0) proc.setRef(false);
         resolve(reply);
       };
       this.completers.set(id, settle);
+      // An idle kernel does not keep the host alive; a pending answer must, or a script's `await` ends with it.
+      proc.setRef(true);
       proc.send({ type: "complete", id, code, cursor });
     });
   }

@@ -1,10 +1,12 @@
 // Tab completion through a real JS kernel: the `complete` frame answers from the live context, runs no user code.
+import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { JsKernel } from "../../../src/kernel/js/js-kernel.js";
 
+const ROOT = path.resolve(import.meta.dirname, "../../..");
 let kernel: JsKernel;
 let dir: string;
 
@@ -93,6 +95,24 @@ describe("JsKernel.complete", () => {
     expect(Date.now() - started).toBeLessThan(1200);
     await running;
     expect((await kernel.complete("confi")).matches).toEqual(["config"]);
+  });
+
+  it("keeps a script alive while it awaits an answer from an idle kernel", () => {
+    // An idle kernel is unref'd so it never holds the host open; a pending completion must, or `await` ends the script.
+    const script = [
+      `import { JsKernel } from ${JSON.stringify(path.join(ROOT, "src", "kernel", "js", "js-kernel.ts"))};`,
+      "const kernel = new JsKernel({});",
+      "await kernel.start();",
+      "console.log(JSON.stringify(await kernel.complete('glob')));",
+      "await kernel.shutdown();",
+    ].join("\n");
+    const run = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+      cwd: ROOT,
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    expect(run.status, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({ start: 0, matches: ["global", "globalThis"] });
   });
 
   it("answers with no matches once the kernel is gone", async () => {
