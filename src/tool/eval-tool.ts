@@ -59,6 +59,12 @@ export interface EvalTool {
   execute(input: unknown, context?: EvalExecuteContext): Promise<EvalToolResult>;
   /** Checks the backends now (Python preflight); afterwards `description`/`inputSchema` reflect the result. */
   checkBackends(): Promise<EvalBackendStatus>;
+  /**
+   * Starts, ahead of the first call, the kernel a cell without a language would use (session mode), so that
+   * call does not wait for it; no cell runs. Best effort: always resolves; a kernel that cannot start is left
+   * for the call to report. `evalkit mcp` does this while the client initializes.
+   */
+  warm(): Promise<void>;
   /** Cancels what runs and shuts down every kernel this tool started. */
   dispose(): Promise<void>;
 }
@@ -218,6 +224,25 @@ export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
     zodSchema,
     execute,
     checkBackends: () => backends.status(),
+    async warm() {
+      if (isDisposed || manager.mode !== "session") return;
+      try {
+        const route = await backends.route(undefined);
+        if (route.kind !== "run" || isDisposed) return;
+        if (config.sandbox !== undefined) {
+          // The checks a call makes before its first cell: never warm a kernel the call would refuse.
+          await requireSandbox();
+          checkSandboxLayout({
+            sandbox: config.sandbox,
+            cwd: config.cwd,
+            home: config.env.HOME ?? process.env.HOME,
+          });
+        }
+        await manager.warm({ sessionId: config.sessionId, cwd: config.cwd, language: route.language });
+      } catch {
+        // The first call starts the kernel again and reports why it cannot.
+      }
+    },
     dispose() {
       disposing ??= (async () => {
         isDisposed = true;
