@@ -73,11 +73,16 @@ export interface EvalTool {
 export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
   const config = resolveToolOptions(options);
   const backends = new BackendSelector(config.enabled, config.python, config.cwd);
-  const zodSchema = createEvalInputSchema({
-    languages: config.enabled,
-    maxTimeout: config.maxTimeout,
-    defaultTimeout: config.defaultTimeout,
-  });
+  // Built when first needed: the usual `{ cells: [{ code }] }` call is checked without it (input-schema.ts).
+  let zodSchema: EvalInputSchema | undefined;
+  const getZodSchema = () => {
+    zodSchema ??= createEvalInputSchema({
+      languages: config.enabled,
+      maxTimeout: config.maxTimeout,
+      defaultTimeout: config.defaultTimeout,
+    });
+    return zodSchema;
+  };
   const manager = config.manager ?? new SessionManager(buildManagerOptions(config));
   const isManagerOwned = config.manager === undefined;
   const exclusive = new ConcurrencyLimiter(1);
@@ -126,7 +131,7 @@ export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
 
   const execute = async (input: unknown, context: EvalExecuteContext = {}): Promise<EvalToolResult> => {
     if (isDisposed) throw new EvalkitError("DISPOSED", "the eval tool was disposed");
-    const request = parseEvalRequest(zodSchema, input);
+    const request = parseEvalRequest(getZodSchema, input);
     const { signal } = context;
     const group = sessionGroup(config.sessionId, config.cwd);
     const jobContext = {
@@ -221,7 +226,9 @@ export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
     get inputSchema() {
       return schemaFor(advertised());
     },
-    zodSchema,
+    get zodSchema() {
+      return getZodSchema();
+    },
     execute,
     checkBackends: () => backends.status(),
     async warm() {
