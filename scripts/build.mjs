@@ -7,7 +7,7 @@
 // of that, and what a path does not need (the MCP SDK for `exec`, acorn before the first JS cell) sits in
 // chunks that only a dynamic `import()` loads. See docs/performance.md.
 import { execFileSync } from "node:child_process";
-import { readFileSync, rmSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
@@ -49,7 +49,34 @@ await build({
   // Peer dependencies (the AI SDK, the OpenAI Agents SDK) are the user's own copies, never bundled.
   external: ["turndown", "turndown-plugin-gfm", ...Object.keys(pkg.peerDependencies ?? {})],
   logLevel: "warning",
+  // Lets code ask whether it runs as the bundle (src/kernel/python/runner-bundle.ts reads the prebuilt runner).
+  define: { EVALKIT_BUNDLED: "true" },
 });
+
+// The Python runner's sources and digests, serialised once here instead of at every kernel start (reading and
+// hashing ~60 files cost ~7 ms per process). Collected by the same code the sources run, bundled to a
+// throw-away module inside dist/ so that it finds the package root as the bundle does.
+const collector = new URL("dist/.collect-runner-sources.mjs", `file://${ROOT}`);
+const collected = await build({
+  absWorkingDir: ROOT,
+  entryPoints: ["src/kernel/python/runner-bundle.ts"],
+  bundle: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  write: false,
+  logLevel: "warning",
+});
+writeFileSync(collector, collected.outputFiles[0].contents);
+try {
+  const { collectRunnerSources, PREBUILT_SOURCES_FILE } = await import(collector.href);
+  writeFileSync(
+    new URL(`dist/${PREBUILT_SOURCES_FILE}`, `file://${ROOT}`),
+    JSON.stringify(collectRunnerSources()),
+  );
+} finally {
+  rmSync(collector, { force: true });
+}
 
 // Type declarations (dist/**/*.d.ts) for library users; tsc also type-checks the sources here.
 execFileSync(

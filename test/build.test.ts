@@ -6,6 +6,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import * as source from "../src/index.js";
+import { collectRunnerSources, PREBUILT_SOURCES_FILE } from "../src/kernel/python/runner-bundle.js";
 import { ensureBuilt, ROOT } from "./helpers/build.js";
 import { TEST_PYTHON } from "./helpers/interpreters.js";
 
@@ -89,6 +90,11 @@ describe("the built package", () => {
     expect(JSON.parse(run.stdout)).toEqual({ text: "42", cjs: [] });
     expect(run.files.some((file) => file.startsWith(path.join(ROOT, "dist")))).toBe(true);
     expect(run.files.filter(holdsSdk)).toEqual([]);
+  });
+
+  it("holds the Python runner exactly as python/ has it, for kernels to start without reading ~60 files", () => {
+    const prebuilt = readFileSync(path.join(ROOT, "dist", PREBUILT_SOURCES_FILE), "utf8");
+    expect(JSON.parse(prebuilt)).toEqual(collectRunnerSources());
   });
 
   it("runs `evalkit exec` without loading the MCP SDK", () => {

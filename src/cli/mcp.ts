@@ -1,6 +1,7 @@
 // `evalkit mcp`: parse the flags and serve the eval tool over MCP on stdio until the client disconnects.
 import { isEvalkitError } from "../errors.js";
-import { runMcpServer } from "../mcp/server.js";
+import { resolveMcpServerOptions } from "../mcp/server-options.js";
+import { ServerTool } from "../mcp/server-tool.js";
 import { formatUsageError, parseCommandArgs, UsageError } from "./args.js";
 import { readSandboxArgs, SANDBOX_OPTIONS, SANDBOX_USAGE } from "./sandbox-args.js";
 
@@ -38,12 +39,22 @@ export async function runMcp(argv: string[]): Promise<number> {
     }
     if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
     const sandboxOptions = readSandboxArgs(values);
-    await runMcpServer({
+    const options = {
       ...(Object.keys(sandboxOptions).length > 0 ? { tool: sandboxOptions } : {}),
       ...(values.python !== undefined ? { python: values.python } : {}),
       ...(values.cwd !== undefined ? { cwd: values.cwd } : {}),
       ...(values.launcher !== undefined ? { launcher: values.launcher } : {}),
-    });
+    };
+    // The kernel starts first and boots while Node loads the MCP SDK (~40–60 ms here) and the client
+    // initializes: a client's first eval then finds it ready.
+    const prepared = new ServerTool(resolveMcpServerOptions(options));
+    prepared.warm();
+    try {
+      const { runMcpServer } = await import("../mcp/server.js");
+      await runMcpServer(options, prepared);
+    } finally {
+      await prepared.tool.dispose();
+    }
   } catch (err) {
     if (err instanceof UsageError) {
       process.stderr.write(formatUsageError("mcp", err.message));

@@ -15,6 +15,7 @@ import { runEvalToolCall } from "./eval-call.js";
 import { invalidParams } from "./protocol-error.js";
 import { createSamplingCompletion } from "./sampling-completion.js";
 import { type EvalMcpServerOptions, resolveMcpServerOptions } from "./server-options.js";
+import type { ServerTool } from "./server-tool.js";
 import { BoundedStdioTransport } from "./stdio-transport.js";
 
 export type { EvalMcpServerOptions } from "./server-options.js";
@@ -38,8 +39,14 @@ const INSTRUCTIONS =
   "tool's text are stored in full and named `artifact://<id>`; read them as resources " +
   "(`artifact://<id>?offset=N&limit=N`) or from a cell with `output(id)`.";
 
-/** Creates the server; throws EvalkitError INVALID_INPUT for bad options (a bad cwd, EVALKIT_PY=maybe...). */
-export function createEvalMcpServer(options: EvalMcpServerOptions = {}): EvalMcpServer {
+/**
+ * Creates the server; throws EvalkitError INVALID_INPUT for bad options (a bad cwd, EVALKIT_PY=maybe...).
+ * `prepared` (internal: `evalkit mcp`) is a tool made, and its kernel started, before this module loaded.
+ */
+export function createEvalMcpServer(
+  options: EvalMcpServerOptions = {},
+  prepared?: ServerTool,
+): EvalMcpServer {
   const config = resolveMcpServerOptions(options);
   const server = new Server(
     { name: "evalkit", title: "evalkit", version: packageVersion() },
@@ -49,9 +56,17 @@ export function createEvalMcpServer(options: EvalMcpServerOptions = {}): EvalMcp
     },
   );
   // The tool stack loads while the client initializes, so `initialize` is answered without waiting for it.
-  const toolModule = import("../tool/eval-tool.js");
-  toolModule.catch(() => undefined);
-  let tool: EvalTool | undefined;
+  const toolModule = prepared ? undefined : import("./server-tool.js");
+  toolModule?.catch(() => undefined);
+  let serverTool: ServerTool | undefined = prepared;
+  const link = {
+    canSample: () => server.getClientCapabilities()?.sampling !== undefined,
+    sample: createSamplingCompletion(server, {
+      maxTokens: config.samplingMaxTokens,
+      timeoutMs: config.samplingTimeoutMs,
+    }),
+  };
+  prepared?.bind(link);
   const artifacts = new ServerArtifacts();
   let isClosing = false;
   let backendsChecked: Promise<void> | undefined;
@@ -60,28 +75,17 @@ export function createEvalMcpServer(options: EvalMcpServerOptions = {}): EvalMcp
     resolveClosed = resolve;
   });
 
-  const getTool = async (): Promise<EvalTool> => {
-    const { createEvalTool } = await toolModule;
-    if (isClosing) throw new EvalkitError("DISPOSED", "the MCP server is shutting down");
-    if (tool === undefined) {
-      // Only a client that declared sampling gets completion(); otherwise cells get the usual "no handler" error.
-      const canSample = server.getClientCapabilities()?.sampling !== undefined;
-      tool = createEvalTool({
-        ...config.toolOptions,
-        ...(canSample
-          ? {
-              handlers: {
-                completion: createSamplingCompletion(server, {
-                  maxTokens: config.samplingMaxTokens,
-                  timeoutMs: config.samplingTimeoutMs,
-                }),
-              },
-            }
-          : {}),
-      });
+  const getServerTool = async (): Promise<ServerTool> => {
+    if (serverTool === undefined) {
+      const { ServerTool } = await (toolModule as Promise<typeof import("./server-tool.js")>);
+      if (isClosing) throw new EvalkitError("DISPOSED", "the MCP server is shutting down");
+      serverTool ??= new ServerTool(config);
+      serverTool.bind(link);
     }
-    return tool;
+    if (isClosing) throw new EvalkitError("DISPOSED", "the MCP server is shutting down");
+    return serverTool;
   };
+  const getTool = async (): Promise<EvalTool> => (await getServerTool()).tool;
 
   server.setRequestHandler(ListToolsRequestSchema, async () => {
     const current = await getTool();
@@ -128,14 +132,22 @@ export function createEvalMcpServer(options: EvalMcpServerOptions = {}): EvalMcp
   server.onclose = () => {
     if (isClosing) return;
     isClosing = true;
-    const disposing = tool?.dispose() ?? Promise.resolve();
+    const disposing = serverTool?.tool.dispose() ?? Promise.resolve();
     disposing.then(resolveClosed, resolveClosed);
   };
 
   return {
     server,
     getTool,
-    connect: (transport) => server.connect(transport),
+    connect: async (transport) => {
+      await server.connect(transport);
+      // Its kernel starts while the client initializes (a tool made before this module already started it).
+      if (prepared === undefined)
+        getServerTool().then(
+          (current) => current.warm(),
+          () => undefined,
+        );
+    },
     close: async () => {
       await server.close();
       server.onclose?.();
@@ -159,7 +171,7 @@ export interface RunMcpServerOptions extends EvalMcpServerOptions {
  * Serves MCP on stdio until the client closes stdin (or a termination signal arrives), then shuts every kernel
  * down and resolves.
  */
-export async function runMcpServer(options: RunMcpServerOptions = {}): Promise<void> {
+export async function runMcpServer(options: RunMcpServerOptions = {}, prepared?: ServerTool): Promise<void> {
   const {
     stdin = process.stdin,
     stdout = process.stdout,
@@ -168,7 +180,7 @@ export async function runMcpServer(options: RunMcpServerOptions = {}): Promise<v
     ...serverOptions
   } = options;
   const isProcessStdio = stdout === process.stdout;
-  const mcp = createEvalMcpServer(serverOptions);
+  const mcp = createEvalMcpServer(serverOptions, prepared);
   if (isProcessStdio) {
     // stdout is the protocol channel: a stray console.log from anywhere must not corrupt it.
     console.log = console.error;

@@ -33,13 +33,15 @@ export interface ArtifactPage {
   nextOffset: number | null;
 }
 
-const readOptionsSchema = z.object({
-  offset: z.number().int().optional(),
-  limit: z.number().int().min(1).max(MAX_READ_LIMIT).optional(),
-  dir: z.string().min(1).optional(),
-});
+// Built on the first read, not at import: `import "evalkit"` should not pay for schemas a run may never use.
+let readOptionsSchema: z.ZodType<ReadArtifactOptions> | undefined;
 
 function validateReadOptions(options: unknown): ReadArtifactOptions {
+  readOptionsSchema ??= z.object({
+    offset: z.number().int().optional(),
+    limit: z.number().int().min(1).max(MAX_READ_LIMIT).optional(),
+    dir: z.string().min(1).optional(),
+  });
   const parsed = readOptionsSchema.safeParse(options ?? {});
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];

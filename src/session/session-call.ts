@@ -73,6 +73,27 @@ export class SessionCall {
     return result;
   }
 
+  /**
+   * Starts the session's kernel for `language` if it has none, without running a cell (session mode; a per-call
+   * kernel would only be shut down at close, so there it does nothing). Resolves once the kernel is up; a kernel
+   * that fails to start rejects, and the next cell tries again as usual.
+   */
+  warm(language: CellLanguage): Promise<void> {
+    if (this.isClosed)
+      return Promise.reject(new EvalkitError("KERNEL_CLOSED", "this session call is closed"));
+    if (this.context.mode !== "session") return Promise.resolve();
+    const result = this.tail.then(async () => {
+      const { context } = this;
+      if (context.disposeSignal.aborted)
+        throw new EvalkitError("DISPOSED", "the session manager was disposed");
+      this.releaseQueue ??= context.queue.tryAcquire();
+      if (!this.releaseQueue) return; // another call holds the session: it starts the kernel itself
+      await this.acquireKernel(language, false, []);
+    });
+    this.tail = result.catch(() => undefined);
+    return result;
+  }
+
   /** Ends the call: frees the session's queue, shuts per-call kernels down. Safe to call twice. */
   async close(): Promise<void> {
     if (this.isClosed) return;

@@ -171,6 +171,30 @@ export class SessionManager {
     return call;
   }
 
+  /**
+   * Starts the kernel that `language` cells of this session would use, so the first cell does not wait for it
+   * (session mode; nothing in per-call mode). No cell runs: the execution count and the state stay as a fresh
+   * kernel has them. When the session is busy, the running call starts its kernels itself. Resolves once the
+   * kernel is up, or rejects with the reason it could not start (the next cell tries again).
+   */
+  async warm(
+    request: Pick<SessionCallRequest, "sessionId" | "cwd"> & { language: CellLanguage },
+  ): Promise<void> {
+    const { language, ...callRequest } = request;
+    if (language !== "py" && language !== "js") {
+      throw new EvalkitError("INVALID_INPUT", `invalid warm request: language: expected "py" or "js"`, {
+        field: "language",
+      });
+    }
+    if (this.mode !== "session") return;
+    const call = this.openCall(callRequest);
+    try {
+      await call.warm(language);
+    } finally {
+      await call.close();
+    }
+  }
+
   /** Runs a single cell as one call. */
   async run(request: SessionRunRequest): Promise<SessionCellOutcome> {
     const call = this.openCall(pickCallFields(request));

@@ -59,6 +59,12 @@ export interface EvalTool {
   execute(input: unknown, context?: EvalExecuteContext): Promise<EvalToolResult>;
   /** Checks the backends now (Python preflight); afterwards `description`/`inputSchema` reflect the result. */
   checkBackends(): Promise<EvalBackendStatus>;
+  /**
+   * Starts, ahead of the first call, the kernel a cell without a language would use (session mode), so that
+   * call does not wait for it; no cell runs. Best effort: always resolves; a kernel that cannot start is left
+   * for the call to report. `evalkit mcp` does this while the client initializes.
+   */
+  warm(): Promise<void>;
   /** Cancels what runs and shuts down every kernel this tool started. */
   dispose(): Promise<void>;
 }
@@ -67,11 +73,16 @@ export interface EvalTool {
 export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
   const config = resolveToolOptions(options);
   const backends = new BackendSelector(config.enabled, config.python, config.cwd);
-  const zodSchema = createEvalInputSchema({
-    languages: config.enabled,
-    maxTimeout: config.maxTimeout,
-    defaultTimeout: config.defaultTimeout,
-  });
+  // Built when first needed: the usual `{ cells: [{ code }] }` call is checked without it (input-schema.ts).
+  let zodSchema: EvalInputSchema | undefined;
+  const getZodSchema = () => {
+    zodSchema ??= createEvalInputSchema({
+      languages: config.enabled,
+      maxTimeout: config.maxTimeout,
+      defaultTimeout: config.defaultTimeout,
+    });
+    return zodSchema;
+  };
   const manager = config.manager ?? new SessionManager(buildManagerOptions(config));
   const isManagerOwned = config.manager === undefined;
   const exclusive = new ConcurrencyLimiter(1);
@@ -120,7 +131,7 @@ export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
 
   const execute = async (input: unknown, context: EvalExecuteContext = {}): Promise<EvalToolResult> => {
     if (isDisposed) throw new EvalkitError("DISPOSED", "the eval tool was disposed");
-    const request = parseEvalRequest(zodSchema, input);
+    const request = parseEvalRequest(getZodSchema, input);
     const { signal } = context;
     const group = sessionGroup(config.sessionId, config.cwd);
     const jobContext = {
@@ -215,9 +226,30 @@ export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
     get inputSchema() {
       return schemaFor(advertised());
     },
-    zodSchema,
+    get zodSchema() {
+      return getZodSchema();
+    },
     execute,
     checkBackends: () => backends.status(),
+    async warm() {
+      if (isDisposed || manager.mode !== "session") return;
+      try {
+        const route = await backends.route(undefined);
+        if (route.kind !== "run" || isDisposed) return;
+        if (config.sandbox !== undefined) {
+          // The checks a call makes before its first cell: never warm a kernel the call would refuse.
+          await requireSandbox();
+          checkSandboxLayout({
+            sandbox: config.sandbox,
+            cwd: config.cwd,
+            home: config.env.HOME ?? process.env.HOME,
+          });
+        }
+        await manager.warm({ sessionId: config.sessionId, cwd: config.cwd, language: route.language });
+      } catch {
+        // The first call starts the kernel again and reports why it cannot.
+      }
+    },
     dispose() {
       disposing ??= (async () => {
         isDisposed = true;

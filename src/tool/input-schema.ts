@@ -180,12 +180,12 @@ export interface EvalInputProblem {
 
 /** Parses either kind of call (cells, or a job handle) or describes what is wrong, field by field. */
 export function safeParseEvalRequest(
-  schema: EvalInputSchema,
+  schema: EvalInputSchema | (() => EvalInputSchema),
   input: unknown,
 ): { ok: true; value: EvalRequest } | { ok: false; error: EvalInputProblem } {
   const quick = parseCodeOnlyInput(input);
   if (quick !== undefined) return { ok: true, value: quick };
-  const result = schema.safeParse(input);
+  const result = (typeof schema === "function" ? schema() : schema).safeParse(input);
   if (result.success) return { ok: true, value: stripUndefined(result.data) };
   const problems = formatZodIssues(result.error.issues, input);
   return {
@@ -207,7 +207,10 @@ export function safeParseEvalInput(
 }
 
 /** Parses either kind of call or throws EvalkitError INVALID_INPUT whose message names each offending field. */
-export function parseEvalRequest(schema: EvalInputSchema, input: unknown): EvalRequest {
+export function parseEvalRequest(
+  schema: EvalInputSchema | (() => EvalInputSchema),
+  input: unknown,
+): EvalRequest {
   return orThrow(safeParseEvalRequest(schema, input));
 }
 

@@ -9,19 +9,33 @@ const BUILD_LOCK = path.join(
   os.tmpdir(),
   `evalkit-test-build-${Buffer.from(ROOT).toString("hex").slice(-32)}.lock`,
 );
-const OUTPUTS = [path.join(ROOT, "dist", "index.js"), path.join(ROOT, "dist", "cli", "main.js")];
+const OUTPUTS = [
+  path.join(ROOT, "dist", "index.js"),
+  path.join(ROOT, "dist", "cli", "main.js"),
+  path.join(ROOT, "dist", "runner-sources.json"),
+];
 
-/** Newest modification time of the TypeScript sources and the build's own configuration. */
-function newestInputMs(dir = path.join(ROOT, "src")): number {
-  let newest = dir.endsWith("src")
-    ? Math.max(...["package.json", "scripts/build.mjs"].map((f) => statSync(path.join(ROOT, f)).mtimeMs))
-    : 0;
+/** Newest modification time of the files under `dir` whose names end with `suffix`. */
+function newestMs(dir: string, suffix: string): number {
+  let newest = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) newest = Math.max(newest, newestInputMs(full));
-    else if (entry.name.endsWith(".ts")) newest = Math.max(newest, statSync(full).mtimeMs);
+    if (entry.isDirectory()) newest = Math.max(newest, newestMs(full, suffix));
+    else if (entry.name.endsWith(suffix)) newest = Math.max(newest, statSync(full).mtimeMs);
   }
   return newest;
+}
+
+/**
+ * Newest modification time of the build's inputs: the TypeScript sources, the build's own configuration and
+ * the Python runner (the build stores its sources in dist/runner-sources.json).
+ */
+function newestInputMs(): number {
+  return Math.max(
+    ...["package.json", "scripts/build.mjs"].map((f) => statSync(path.join(ROOT, f)).mtimeMs),
+    newestMs(path.join(ROOT, "src"), ".ts"),
+    newestMs(path.join(ROOT, "python", "evalkit_kernel"), ".py"),
+  );
 }
 
 function isBuildFresh(): boolean {

@@ -1,7 +1,9 @@
 // `evalkit mcp` driven by the SDK's own Client over stdio: tools, state, errors, progress, cancellation, shutdown.
+
+import { readFileSync } from "node:fs";
 import type { Progress } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isProcessAlive, waitFor } from "../helpers/processes.js";
+import { findProcesses, isProcessAlive, waitFor } from "../helpers/processes.js";
 import { buildCli, callEval, closeServers, type StartedServer, startServer, textOf } from "./mcp-helpers.js";
 
 beforeAll(buildCli, 120_000);
@@ -157,7 +159,28 @@ describe("evalkit mcp", () => {
   });
 });
 
+/** The server's Python kernels: its children started through the runner's bootstrap. */
+function kernelsOf(serverPid: number): number[] {
+  return findProcesses("evalkit bootstrap").filter((pid) => {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === serverPid;
+  });
+}
+
 describe("evalkit mcp lifecycle", () => {
+  it("starts its Python kernel while the client initializes, and the first eval runs on it as cell 1", async () => {
+    const server = await startServer();
+    // No eval yet: the kernel was started at start-up, so a client's first result does not wait for it.
+    expect(await waitFor(() => kernelsOf(server.pid).length === 1, 10_000)).toBe(true);
+    const [warmed] = kernelsOf(server.pid);
+    const result = await callEval(server.client, [{ code: "import os\nos.getpid()" }]);
+    expect(result.isError).toBe(false);
+    expect(textOf(result)).toContain(String(warmed));
+    const cells = (result.structuredContent as { cells: { executionCount: number }[] }).cells;
+    expect(cells[0]?.executionCount).toBe(1);
+    expect(kernelsOf(server.pid)).toEqual([warmed]);
+  });
+
   it("exits on stdin close, leaving neither the server nor its kernel behind", async () => {
     const server = await startServer();
     const result = await callEval(server.client, [{ code: "import os\nos.getpid()" }]);

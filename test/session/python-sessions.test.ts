@@ -240,3 +240,31 @@ describe("kernels behind a launcher prefix", () => {
     expect(textOf(await manager.run({ cwd, code: "z * 2" }))).toBe("6");
   });
 });
+
+describe("warming a session", () => {
+  it("starts the session's kernel without running a cell, and the first cell runs on it as cell 1", async () => {
+    const manager = createManager();
+    await manager.warm({ cwd, language: "py" });
+    expect(manager.list()).toMatchObject([{ language: "py", isBusy: false }]);
+    const first = await manager.run({ cwd, code: "1+1" });
+    expect(first.executionCount).toBe(1);
+    expect(manager.kernelCount).toBe(1);
+  });
+
+  it("does nothing in per-call mode, and refuses an unknown language naming the field", async () => {
+    const manager = createManager({ mode: "per-call" });
+    await manager.warm({ cwd, language: "py" });
+    expect(manager.kernelCount).toBe(0);
+    const err = await manager.warm({ cwd, language: "rb" as "py" }).catch((e: unknown) => e);
+    expect(isEvalkitError(err, "INVALID_INPUT")).toBe(true);
+    expect((err as Error).message).toContain("language");
+  });
+
+  it("leaves a session that a call holds to that call", async () => {
+    const manager = createManager();
+    const running = manager.run({ cwd, code: "import time\ntime.sleep(0.3)\n7" });
+    await manager.warm({ cwd, language: "py" });
+    expect(textOf(await running)).toBe("7");
+    expect(manager.kernelCount).toBe(1);
+  });
+});

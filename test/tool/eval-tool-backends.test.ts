@@ -1,6 +1,8 @@
 // Backend exposure: EVALKIT_PY/EVALKIT_JS and options narrow what is advertised; JS takes over when Python is broken.
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { findProcesses } from "../helpers/processes.js";
 import { cleanupTools, FIXTURES, makeTool, textOf } from "./tool-helpers.js";
 
 afterEach(cleanupTools);
@@ -77,5 +79,36 @@ describe("eval tool backends", () => {
     expect(result.details.cells[0]?.status).toBe("error");
     expect(result.details.cells[0]?.error?.evalue).toContain(BROKEN_PYTHON);
     expect(result.details.cells[0]?.error?.evalue).not.toContain('language "js"');
+  });
+});
+
+describe("warming the tool", () => {
+  it("starts the kernel a plain cell uses before the first call; that call runs on it as cell 1", async () => {
+    const tool = makeTool({ flagsEnv: {} });
+    await tool.warm();
+    const kernels = findProcesses("evalkit bootstrap").filter((pid) => {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === process.pid;
+    });
+    expect(kernels).toHaveLength(1);
+    const result = await tool.execute({ cells: [{ code: "import os\nos.getpid()" }] });
+    expect(result.details.cells[0]).toMatchObject({ language: "py", status: "ok", executionCount: 1 });
+    expect(result.details.cells[0]?.text.trim()).toBe(String(kernels[0]));
+    expect(result.details.cells[0]?.notices ?? []).toEqual([]);
+  });
+
+  it("warms the JavaScript kernel when Python is broken, and never throws", async () => {
+    const tool = makeTool({ python: BROKEN_PYTHON, flagsEnv: {} });
+    await expect(tool.warm()).resolves.toBeUndefined();
+    const result = await tool.execute({ cells: [{ code: "20 + 22" }] });
+    expect(result.details.cells[0]).toMatchObject({ language: "js", status: "ok", executionCount: 1 });
+  });
+
+  it("resolves without a kernel when no backend works, leaving the call to say why", async () => {
+    const tool = makeTool({ python: BROKEN_PYTHON, js: false, flagsEnv: {} });
+    await expect(tool.warm()).resolves.toBeUndefined();
+    const result = await tool.execute({ cells: [{ code: "print(1)" }] });
+    expect(result.details.cells[0]?.status).toBe("error");
+    expect(textOf(result)).toContain(BROKEN_PYTHON);
   });
 });

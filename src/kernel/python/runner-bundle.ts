@@ -1,22 +1,33 @@
 // Packs the Python runner (python/evalkit_kernel) into the payload the bootstrap reads from stdin.
 
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { packagePath } from "../../runtime/package-root.js";
 
 /** The package's python/ folder, both from src/ (tests) and the dist/ bundle (installed). */
 export const PYTHON_DIR = packagePath("python");
 
+/**
+ * The file scripts/build.mjs writes next to the bundle: the runner's sources as {@link collectRunnerSources}
+ * returns them, serialised. Only the bundle reads it (the build defines `EVALKIT_BUNDLED`), so code run from
+ * src/ always packs python/ as it is on disk.
+ */
+export const PREBUILT_SOURCES_FILE = "runner-sources.json";
+declare const EVALKIT_BUNDLED: boolean | undefined;
+
 let cachedBootstrap: string | undefined;
-interface RunnerSources {
+/** The runner's modules, in the shape the bootstrap reads (plus `entry`, the module whose main() starts it). */
+export interface RunnerSources {
   modules: Record<string, string>;
   packages: string[];
   /** Source digest per module: the key of the runner's compiled-code cache. */
   hashes: Record<string, string>;
+  entry: string;
 }
 
-let cachedSourcesJson: string | undefined;
+/** `{"modules":…,"entry":…` without its closing brace, as UTF-8: only `config` differs between kernels. */
+let cachedSourcesPrefix: Buffer | undefined;
 
 /** The small program passed to `python -u -c`: it reads the bundle and starts the runner. */
 export function loadBootstrap(): string {
@@ -40,17 +51,63 @@ function collectModules(dir: string, dotted: string, into: RunnerSources) {
   }
 }
 
+/** Reads python/evalkit_kernel from disk: every module's source and digest (the build stores this once). */
+export function collectRunnerSources(): RunnerSources {
+  const sources: RunnerSources = { modules: {}, packages: [], hashes: {}, entry: "evalkit_kernel.core.main" };
+  collectModules(join(PYTHON_DIR, "evalkit_kernel"), "evalkit_kernel", sources);
+  return sources;
+}
+
 /**
- * Header line plus JSON payload: `EVALKIT <bytes>\n{"modules":…,"packages":…,"hashes":…,"entry":…,"config":…}`.
- * `config.codeCache` (a directory) lets the bootstrap keep compiled runner modules between starts.
+ * The bundle with `config`: header, the sources' JSON without its closing brace, then `,"config":…}`. In the
+ * bundle the sources come from the build's file, read straight into the payload's place (reading and hashing
+ * ~60 files, then encoding and copying ~300 KB, cost ~7 ms of every process that starts a kernel: fresh pages
+ * are slow to touch on small virtual machines); from src/ they are collected from python/ once.
  */
 export function buildRunnerBundle(config: Record<string, unknown> = {}): Buffer {
-  if (cachedSourcesJson === undefined) {
-    const sources: RunnerSources = { modules: {}, packages: [], hashes: {} };
-    collectModules(join(PYTHON_DIR, "evalkit_kernel"), "evalkit_kernel", sources);
-    // Serialised once: only `config` differs between kernels.
-    cachedSourcesJson = JSON.stringify({ ...sources, entry: "evalkit_kernel.core.main" }).slice(0, -1);
+  const tail = Buffer.from(`,"config":${JSON.stringify(config)}}`, "utf8");
+  if (cachedSourcesPrefix === undefined) {
+    const first = typeof EVALKIT_BUNDLED !== "undefined" && EVALKIT_BUNDLED ? readPrebuilt(tail) : undefined;
+    if (first !== undefined) return first;
+    const json = JSON.stringify(collectRunnerSources());
+    cachedSourcesPrefix = Buffer.from(json.slice(0, -1), "utf8");
   }
-  const payload = Buffer.from(`${cachedSourcesJson},"config":${JSON.stringify(config)}}`, "utf8");
-  return Buffer.concat([Buffer.from(`EVALKIT ${payload.length}\n`, "ascii"), payload]);
+  return assemble(cachedSourcesPrefix, tail);
+}
+
+function header(size: number): Buffer {
+  return Buffer.from(`EVALKIT ${size}\n`, "ascii");
+}
+
+function assemble(prefix: Buffer, tail: Buffer): Buffer {
+  return Buffer.concat([header(prefix.length + tail.length), prefix, tail]);
+}
+
+/** The first payload of a bundled process, with the prebuilt file read into it; undefined without the file. */
+function readPrebuilt(tail: Buffer): Buffer | undefined {
+  let fd: number;
+  try {
+    fd = openSync(packagePath("dist", PREBUILT_SOURCES_FILE), "r");
+  } catch {
+    return undefined; // a dist/ without the file (an interrupted build): pack python/ as it is
+  }
+  try {
+    const prefixSize = fstatSync(fd).size - 1; // the file is one JSON object: drop its closing brace
+    const head = header(prefixSize + tail.length);
+    const payload = Buffer.allocUnsafe(head.length + prefixSize + tail.length);
+    head.copy(payload, 0);
+    // The whole file (its brace lands where the tail goes, which is never shorter): a file cut short fails here.
+    let done = 0;
+    while (done <= prefixSize) {
+      const n = readSync(fd, payload, head.length + done, prefixSize + 1 - done, done);
+      if (n === 0) return undefined;
+      done += n;
+    }
+    if (payload[head.length + prefixSize] !== 0x7d) return undefined;
+    tail.copy(payload, head.length + prefixSize);
+    cachedSourcesPrefix = payload.subarray(head.length, head.length + prefixSize);
+    return payload;
+  } finally {
+    closeSync(fd);
+  }
 }
