@@ -3,7 +3,7 @@
 import binascii
 import os
 
-from . import display_format, display_mpl, display_objects, hooks, import_hooks, state
+from . import display_format, display_jupyter_defaults, display_mpl, display_objects, hooks, import_hooks, state
 from .display_format import format_object, format_result
 
 __all__ = [
@@ -172,6 +172,7 @@ def install():
     os.environ.setdefault("MPLBACKEND", "Agg")
     hooks.set_result_formatter(format_result)
     display_mpl.install(_publish)
+    display_jupyter_defaults.install()
     import_hooks.when_imported("plotly.basedatatypes", _patch_plotly_show)
     for name in _IPYTHON_DISPLAY_MODULES:
         import_hooks.when_imported(name, _adopt_ipython_display)

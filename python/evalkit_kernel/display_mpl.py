@@ -68,7 +68,9 @@ def flush_figures():
             try:
                 from . import display_libs
 
-                if not display_format.was_displayed(fig) and not display_libs.figure_is_empty(fig):
+                # As ipykernel's inline backend, an empty figure still shows its text (`<Figure size 640x480
+                # with 0 Axes>`), even when it was the cell's result: notebooks store that line.
+                if display_libs.figure_is_empty(fig) or not display_format.was_displayed(fig):
                     data, metadata = display_libs.figure_bundle(fig)
                     if _publish is not None:
                         _publish(data, metadata)

@@ -29,6 +29,7 @@ class Executor(object):
     def __init__(self):
         self._loop = None
         self._serial = 0
+        self._unders = {}  # what evalkit last put in _, __ and ___
 
     def run(self, code, silent=False, store_history=True):
         counted = store_history and not silent
@@ -100,14 +101,9 @@ class Executor(object):
             raise KeyboardInterrupt()
 
     def _publish_result(self, ns, value, count):
-        ns["___"] = ns.get("__")
-        ns["__"] = ns.get("_")
-        ns["_"] = value
-        if count is not None:
-            out = ns.get("Out")
-            if isinstance(out, dict):
-                out[count] = value
-            ns["_%d" % count] = value
+        out = ns.get("Out")
+        if value is not out or out is None:  # as IPython: showing Out does not store Out inside itself
+            self._remember_result(ns, value, count, out)
         formatted = hooks.format_result(value)
         if formatted is None:
             return
@@ -116,6 +112,18 @@ class Executor(object):
         if metadata:
             frame["metadata"] = metadata
         state.send_output(frame, hold=True)
+
+    def _remember_result(self, ns, value, count, out):
+        # As IPython's displayhook: _, __ and ___ move along unless the user assigned one of them
+        # (`for _ in ...`), which then keeps the user's value.
+        mine = self._unders
+        if all(name not in ns or ns[name] is mine.get(name) for name in ("_", "__", "___")):
+            mine["___"], mine["__"], mine["_"] = mine.get("__"), mine.get("_"), value
+            ns.update(mine)
+        if count is not None:
+            if isinstance(out, dict):
+                out[count] = value
+            ns["_%d" % count] = value
 
 
 def _record_input(ns, count, code):

@@ -88,7 +88,8 @@ describe("line magics in a real Python kernel", () => {
     expect((await runOk(kernel, "%who")).stdout).toBe("Interactive namespace is empty.\n");
     await runOk(kernel, "import json\nalpha = 1\n_private = 2\ndef beta(): pass");
     const who = await runOk(kernel, "%who");
-    expect(who.stdout).toBe("alpha\tbeta\tjson\n");
+    // IPython's layout byte for byte: every name is followed by a tab and a space.
+    expect(who.stdout).toBe("alpha\t beta\t json\t \n");
     expect(who.results).toEqual([]);
     const whos = await runOk(kernel, "%whos");
     expect(whos.stdout.split("\n")[0]).toMatch(/^Variable\s+Type\s+Data\/Info$/);
