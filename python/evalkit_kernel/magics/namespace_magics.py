@@ -83,7 +83,7 @@ def magic_who(ctx):
 
 def _describe(value, type_name):
     # IPython's Data/Info column: len() of dicts, lists and tuples, a summary of numpy arrays, the shape of
-    # DataFrames and Series (IPython 9), else str() with its middle cut past 50 characters.
+    # DataFrames and Series (since IPython 9.4), else str() with its middle cut past 50 characters.
     if type_name in ("dict", "list", "tuple"):
         return "n=%d" % len(value)
     if type_name == "ndarray" and type(value).__module__ == "numpy":
@@ -93,13 +93,19 @@ def _describe(value, type_name):
         if size >= 100000:
             text += " (%s kb)" % (size / 1024.0,) if size < 1048576 else " (%s Mb)" % (size / 1048576.0,)
         return text
-    if type_name in ("DataFrame", "Series"):
+    if type_name in ("DataFrame", "Series") and _shapes_frames():
         return "Shape: %s" % (getattr(value, "shape", "?"),)
     try:
         text = str(value).replace("\n", "\\n")
     except Exception:
         text = "<object with id %d (str() failed)>" % id(value)
     return text if len(text) < 50 else text[:25] + "<...>" + text[-25:]
+
+
+def _shapes_frames():
+    from .. import ipython_version
+
+    return ipython_version.at_least(9, 4)
 
 
 @line_magic("whos", summary="table of your variables with type and value")
