@@ -91,9 +91,9 @@ def replay(path):
     with open(path) as handle:
         nb = json.load(handle)
     code = [c for c in nb["cells"] if c["cell_type"] == "code"]
-    work = tempfile.mkdtemp(prefix="evalkit-replay-")
-    jupyter = run_jupyter([_text(c["source"]) for c in code], work)
-    evalkit, seconds = run_evalkit(os.path.abspath(path), work)
+    # Each side gets its own empty directory: files one writes (%%writefile, savefig) must not change the other.
+    jupyter = run_jupyter([_text(c["source"]) for c in code], tempfile.mkdtemp(prefix="evalkit-replay-jupyter-"))
+    evalkit, seconds = run_evalkit(os.path.abspath(path), tempfile.mkdtemp(prefix="evalkit-replay-evalkit-"))
     rows = []
     for index, cell in enumerate(code):
         stored = normalise(cell.get("outputs", []))

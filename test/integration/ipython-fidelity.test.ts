@@ -213,9 +213,10 @@ describe.each(LEGS)("IPython fidelity on the $name leg", (leg) => {
 
   it.skipIf(leg.skip !== undefined)("answers ?obj, *pattern*? and %pinfo with text", async () => {
     await start();
-    expect((await runOk(kernel, "?len")).stdout).toContain("Return the number of items in a container.");
-    expect((await runOk(kernel, "%pinfo len")).stdout).toContain("Signature: len(obj, /)");
-    const found = (await runOk(kernel, "*int*?")).stdout.split("\n");
+    expect((await runOk(kernel, "?len")).pager).toContain("Return the number of items in a container.");
+    expect((await runOk(kernel, "%pinfo len")).pager).toContain("Signature: len(obj, /)");
+    expect((await runOk(kernel, "?")).pager).toContain("%timeit");
+    const found = (await runOk(kernel, "*int*?")).pager.split("\n");
     expect(found).toContain("int");
     expect(found).toContain("print");
     const quietly = describeOutputs(await kernel.execute("?no_such_name_here"));

@@ -88,9 +88,16 @@ def _print_listing(ctx):
     print(listing())
 
 
+def _page_listing(ctx):
+    from .runtime import page
+
+    page(listing())
+
+
 line_magic("lsmagic", summary="list every supported magic")(_print_listing)
-line_magic("magic", summary="list every supported magic")(_print_listing)
-line_magic("quickref", summary="list every supported magic")(_print_listing)
+# IPython pages these two (and a bare `?`), so they are pager text here too
+line_magic("magic", summary="list every supported magic")(_page_listing)
+line_magic("quickref", summary="list every supported magic")(_page_listing)
 
 
 @line_magic("history", expand_args=False, summary="print earlier cells: -n numbers, ranges 1-5, -l N, -g PATTERN, -o")
@@ -227,5 +234,8 @@ def magic_psearch(ctx):
     words = [w for w in words if not w.startswith("-")]
     if not words:
         raise UsageError("usage: %psearch [-i] PATTERN")
-    for name in search(words[0], ctx.globals, ctx.locals, ignore_case):
-        print(name)
+    from .runtime import page
+
+    found = search(words[0], ctx.globals, ctx.locals, ignore_case)
+    if found:
+        page("\n".join(found))

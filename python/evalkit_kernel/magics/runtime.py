@@ -132,7 +132,19 @@ class MagicRuntime(object):
         if entry is None:
             raise UsageError("Magic `%%%s` not found. %s" % (name, listing()))
         fn = entry[0]
-        print((fn.__doc__ or entry[2] or "(no help)").strip())
+        page((fn.__doc__ or entry[2] or "(no help)").strip())
+
+
+# Marks a display as pager text (`obj?`, %pinfo, %psearch, %quickref): the reader sees it in the cell's output,
+# while a saved notebook leaves it out, as Jupyter does (IPython pages it outside the cell's outputs).
+PAGER_METADATA = {"evalkit": {"pager": True}}
+
+
+def page(text):
+    """Show text the way IPython's pager would: a text/plain display that notebooks do not store."""
+    from .. import state
+
+    state.emit_display({"text/plain": text}, dict(PAGER_METADATA))
 
 
 def listing():
