@@ -326,7 +326,11 @@ describe("convertCellOutputs", () => {
   it("leaves pager text (obj?, %pinfo) out of the notebook, as Jupyter does, and keeps other displays", () => {
     const converted = convertCellOutputs(
       result([
-        { type: "display", data: { "text/plain": "Signature: len(obj, /)" }, metadata: { evalkit: { pager: true } } },
+        {
+          type: "display",
+          data: { "text/plain": "Signature: len(obj, /)" },
+          metadata: { evalkit: { pager: true } },
+        },
         { type: "display", data: { "text/plain": "shown" }, metadata: { evalkit: { other: 1 } } },
       ]),
     );
