@@ -12,6 +12,7 @@ import { STATUS_MIME } from "../../src/contracts/outputs.js";
 import { DEBIAN_PYTHON, findCurrentLegPython } from "../helpers/interpreters.js";
 import { findMissingModules } from "../helpers/libraries.js";
 import { startKernel } from "../helpers/python.js";
+import { isPagerDisplay } from "./magics-helpers.js";
 import { IDIOM_CELLS } from "./ipykernel-idioms.js";
 
 const DRIVER = join(dirname(fileURLToPath(import.meta.url)), "..", "fixtures", "ipykernel-run-cells.py");
@@ -42,7 +43,7 @@ for (const l of LEGS) {
 
 type Reference = Array<
   | { type: "stream"; name: string; text: string }
-  | { type: "result" | "display"; data: Record<string, unknown> }
+  | { type: "result" | "display"; data: Record<string, unknown>; metadata?: Record<string, unknown> }
   | { type: "error"; ename: string; evalue: string }
 >;
 
@@ -71,7 +72,8 @@ function summarise(outputs: Reference, cwd: string, images: readonly string[]): 
     if (out.type === "stream" && stream === out.name) lines[lines.length - 1] += out.text;
     else if (out.type === "stream") lines.push(`[${out.name}] ${out.text}`);
     else if (out.type === "error") lines.push(`[error] ${out.ename}: ${out.evalue}`);
-    else if (!(STATUS_MIME in out.data)) {
+    // ipykernel pages `obj?` outside the outputs; evalkit marks that display as pager text
+    else if (!(STATUS_MIME in out.data) && !isPagerDisplay(out)) {
       const image = images.filter((m) => m in out.data).join(",");
       lines.push(`[${out.type}${image ? ` ${image}` : ""}] ${String(out.data["text/plain"] ?? "")}`);
     }
@@ -84,7 +86,8 @@ function fromEvalkit(outputs: KernelOutput[]): Reference {
   const mapped: Reference = [];
   for (const o of outputs) {
     if (o.type === "stream") mapped.push({ type: "stream", name: o.name, text: o.text });
-    else if (o.type === "result" || o.type === "display") mapped.push({ type: o.type, data: o.data });
+    else if (o.type === "result" || o.type === "display")
+      mapped.push({ type: o.type, data: o.data, metadata: o.metadata });
     else if (o.type === "error") mapped.push({ type: "error", ename: o.ename, evalue: o.evalue });
   }
   return mapped;

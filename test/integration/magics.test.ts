@@ -4,8 +4,15 @@ import { mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs"
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { startKernel } from "../helpers/python.js";
+import { findSupportedInterpreters } from "../helpers/interpreters.js";
+import { findMissingModules } from "../helpers/libraries.js";
+import { startKernel, TEST_PYTHON } from "../helpers/python.js";
 import { describeOutputs, runOk } from "./magics-helpers.js";
+
+// An interpreter of the machine image without IPython (pyenv's CPythons have none), for the builtins check.
+const WITHOUT_IPYTHON = [...findSupportedInterpreters().values()].find(
+  (python) => findMissingModules(python, ["IPython"]).length > 0,
+);
 
 function scratchDir(): string {
   return realpathSync(mkdtempSync(join(tmpdir(), "evalkit-magics-")));
@@ -24,6 +31,30 @@ describe("line magics in a real Python kernel", () => {
     await runOk(kernel, "%cd -");
     expect((await runOk(kernel, "import os; os.getcwd()")).result).toBe(`'${homedir()}'`);
   });
+
+  it.skipIf(findMissingModules(TEST_PYTHON, ["IPython"]).length > 0)(
+    "puts get_ipython in builtins, as IPython does, so libraries such as sympy find the shell",
+    async () => {
+      const kernel = await startKernel();
+      const run = await runOk(
+        kernel,
+        "import builtins\nbuiltins.get_ipython() is get_ipython(), builtins.get_ipython.__name__",
+      );
+      expect(run.result).toBe("(True, 'get_ipython')");
+    },
+  );
+
+  it.skipIf(WITHOUT_IPYTHON === undefined)(
+    `answers None from the builtins' get_ipython where IPython is not installed${WITHOUT_IPYTHON ? "" : " [skipped: every CPython found has IPython]"}`,
+    async () => {
+      const kernel = await startKernel({ python: WITHOUT_IPYTHON as string });
+      const run = await runOk(
+        kernel,
+        "import builtins\nbuiltins.get_ipython() is None, get_ipython() is not None",
+      );
+      expect(run.result).toBe("(True, True)");
+    },
+  );
 
   it("get_ipython() runs magics and shell commands like the calls nbconvert writes, with {var} expansion", async () => {
     const kernel = await startKernel();
