@@ -12,8 +12,8 @@ import { STATUS_MIME } from "../../src/contracts/outputs.js";
 import { DEBIAN_PYTHON, findCurrentLegPython } from "../helpers/interpreters.js";
 import { findMissingModules } from "../helpers/libraries.js";
 import { startKernel } from "../helpers/python.js";
-import { isPagerDisplay } from "./magics-helpers.js";
 import { IDIOM_CELLS } from "./ipykernel-idioms.js";
+import { isPagerDisplay } from "./magics-helpers.js";
 
 const DRIVER = join(dirname(fileURLToPath(import.meta.url)), "..", "fixtures", "ipykernel-run-cells.py");
 const JUPYTER = ["ipykernel", "jupyter_client", "IPython", "numpy", "pandas", "matplotlib"];
