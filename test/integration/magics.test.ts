@@ -195,6 +195,21 @@ describe("line magics in a real Python kernel", () => {
     expect(one.stdout).toBe("");
   });
 
+  it("%prun profiles a statement and shows pstats' report as pager text, without evalkit's frames", async () => {
+    const kernel = await startKernel();
+    await runOk(kernel, "def fib(n):\n    return n if n < 2 else fib(n - 1) + fib(n - 2)");
+    const run = await runOk(kernel, "%prun -s cumulative fib(12)");
+    expect(run.stdout).toBe(" "); // what IPython prints after its report, byte for byte
+    expect(run.pager).toMatch(
+      /^ +\d+ function calls \(\d+ primitive calls\) in [\d.]+ seconds\n\n {3}Ordered by: cumulative time/,
+    );
+    expect(run.pager).toMatch(/465\/1 .*<cell 1>:1\(fib\)/);
+    expect(run.pager).not.toContain("evalkit_kernel");
+    const cell = await runOk(kernel, "%%prun -l 2\nfib(5)");
+    expect(cell.pager).toContain("due to restriction <2>");
+    expect((await runOk(kernel, "%psource fib")).pager).toContain("return n if n < 2");
+  });
+
   it("keeps IPython's history names In, Out, _N, _iN, _, __ and ___", async () => {
     const kernel = await startKernel();
     await runOk(kernel, "10");

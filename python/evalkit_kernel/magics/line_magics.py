@@ -3,7 +3,7 @@
 import os
 import sys
 
-from . import namespace_magics, notebook_magics  # noqa: F401  (more line magics register themselves)
+from . import inspect_magics, namespace_magics, notebook_magics, profile_magics  # noqa: F401  (more line magics register themselves)
 from .runtime import UsageError, line_magic, run_python
 from .shell import run_streaming, shell_argv
 

@@ -184,3 +184,20 @@ def magic_reset_selective(ctx):
         raise UsageError("usage: %reset_selective [-f] REGEX")
     pattern = re.compile(words[0])
     reset_namespace(user_namespace(), lambda name: pattern.search(name) is not None)
+
+
+@line_magic("xdel", expand_args=False, summary="delete a variable and the references IPython's history keeps")
+def magic_xdel(ctx):
+    """%xdel NAME: delete NAME and every reference the output history (Out, _, _N) holds to its value."""
+    name = ctx.args.strip()
+    ns = user_namespace()
+    if not name.isidentifier() or name not in ns:
+        raise NameError("name '%s' is not defined" % name)
+    value = ns.pop(name)
+    out = ns.get("Out")
+    if isinstance(out, dict):
+        for key in [k for k, v in out.items() if v is value]:
+            del out[key]
+    history = [k for k, v in ns.items() if v is value and (k in ("_", "__", "___") or (k[:1] == "_" and k[1:].isdigit()))]
+    for key in history:
+        del ns[key]
