@@ -9,6 +9,7 @@ Writes bench/notebook-replay.json and prints a summary.
 import glob
 import json
 import os
+import queue
 import re
 import subprocess
 import sys
@@ -53,10 +54,14 @@ def run_jupyter(cells, cwd):
     try:
         for source in cells:
             outputs = []
-            msg_id = kc.execute(source)
+            msg_id = kc.execute(source, allow_stdin=False)  # input() fails at once, as under evalkit exec
             deadline = time.time() + CELL_TIMEOUT
             while True:
-                msg = kc.get_iopub_msg(timeout=max(1, deadline - time.time()))
+                try:
+                    msg = kc.get_iopub_msg(timeout=max(1, deadline - time.time()))
+                except queue.Empty:  # the cell ran past CELL_TIMEOUT: it counts as failed, as under evalkit
+                    outputs.append({"output_type": "error", "ename": "Timeout", "evalue": "cell timed out"})
+                    break
                 if msg["parent_header"].get("msg_id") != msg_id:
                     continue
                 kind, content = msg["msg_type"], msg["content"]
@@ -91,9 +96,9 @@ def replay(path):
     with open(path) as handle:
         nb = json.load(handle)
     code = [c for c in nb["cells"] if c["cell_type"] == "code"]
-    work = tempfile.mkdtemp(prefix="evalkit-replay-")
-    jupyter = run_jupyter([_text(c["source"]) for c in code], work)
-    evalkit, seconds = run_evalkit(os.path.abspath(path), work)
+    # Each side gets its own empty directory: files one writes (%%writefile, savefig) must not change the other.
+    jupyter = run_jupyter([_text(c["source"]) for c in code], tempfile.mkdtemp(prefix="evalkit-replay-jupyter-"))
+    evalkit, seconds = run_evalkit(os.path.abspath(path), tempfile.mkdtemp(prefix="evalkit-replay-evalkit-"))
     rows = []
     for index, cell in enumerate(code):
         stored = normalise(cell.get("outputs", []))

@@ -56,7 +56,7 @@ export function writeFileAtomically(file: string, text: string): void {
 /**
  * One cell's outputs in nbformat 4 as Jupyter would have saved them: adjacent streams merged, clear_output
  * applied, display updates written into the display they update (`displays` spans the notebook, as in Jupyter),
- * evalkit status events dropped. A cell that did not end ok and left no error output gets its notices on stderr,
+ * evalkit status events and pager text (`obj?`) dropped. A cell that did not end ok and left no error output gets its notices on stderr,
  * so the saved notebook says why it stopped.
  */
 export function convertCellOutputs(result: CellResult, displays = new Map<string, NbOutput[]>()): NbOutput[] {
@@ -75,6 +75,7 @@ export function convertCellOutputs(result: CellResult, displays = new Map<string
     outputs.push(output);
   };
   for (const output of result.outputs) {
+    if (isPagerText(output)) continue;
     const converted = convertOutput(output, result.executionCount);
     if (output.type === "clear_output") {
       if (output.wait) isClearPending = true;
@@ -123,6 +124,13 @@ function convertOutput(output: CellOutput, executionCount: number | null): NbOut
     default:
       return undefined;
   }
+}
+
+/** `obj?`, %pinfo, %psearch: IPython pages this text outside the cell's outputs, so Jupyter never stores it. */
+function isPagerText(output: CellOutput): boolean {
+  if (output.type !== "display") return false;
+  const mark = output.metadata?.evalkit;
+  return typeof mark === "object" && mark !== null && (mark as { pager?: unknown }).pager === true;
 }
 
 function pickDisplayFields(output: NbOutput | undefined): Partial<NbOutput> {

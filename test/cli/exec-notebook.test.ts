@@ -323,6 +323,22 @@ describe("convertCellOutputs", () => {
     ]);
   });
 
+  it("leaves pager text (obj?, %pinfo) out of the notebook, as Jupyter does, and keeps other displays", () => {
+    const converted = convertCellOutputs(
+      result([
+        {
+          type: "display",
+          data: { "text/plain": "Signature: len(obj, /)" },
+          metadata: { evalkit: { pager: true } },
+        },
+        { type: "display", data: { "text/plain": "shown" }, metadata: { evalkit: { other: 1 } } },
+      ]),
+    );
+    expect(converted).toEqual([
+      { data: { "text/plain": ["shown"] }, metadata: { evalkit: { other: 1 } }, output_type: "display_data" },
+    ]);
+  });
+
   it("applies clear_output, at once or (wait) just before the next output", () => {
     const converted = convertCellOutputs(
       result([

@@ -63,7 +63,7 @@ class Two:
     def __repr__(self): return "a\\nb"
 samples = [type(1.0), int, {'b': 1, 'a': 2}, {3, 1, 2}, frozenset({2, 1}), set(), list(range(40)), (1,),
     {'k' * 30: list(range(12)), 'z': {'a' * 40: 'b' * 40}}, collections.OrderedDict(a=1),
-    collections.defaultdict(list, a=[1]), collections.Counter('abca'), collections.deque([1, 2]),
+    collections.defaultdict(list, a=[1]), collections.Counter('abca'), collections.Counter('abbccc'), collections.deque([1, 2]),
     re.compile('a+', re.I), types.SimpleNamespace(a=1, b='x'), len, ValueError('x', 2), Plain,
     [Two(), Two()], ['x' * 50, 'y' * 50], [[1, 2], [3, 4]] * 12, list(range(1200))]
 `;
@@ -213,9 +213,10 @@ describe.each(LEGS)("IPython fidelity on the $name leg", (leg) => {
 
   it.skipIf(leg.skip !== undefined)("answers ?obj, *pattern*? and %pinfo with text", async () => {
     await start();
-    expect((await runOk(kernel, "?len")).stdout).toContain("Return the number of items in a container.");
-    expect((await runOk(kernel, "%pinfo len")).stdout).toContain("Signature: len(obj, /)");
-    const found = (await runOk(kernel, "*int*?")).stdout.split("\n");
+    expect((await runOk(kernel, "?len")).pager).toContain("Return the number of items in a container.");
+    expect((await runOk(kernel, "%pinfo len")).pager).toContain("Signature: len(obj, /)");
+    expect((await runOk(kernel, "?")).pager).toContain("%timeit");
+    const found = (await runOk(kernel, "*int*?")).pager.split("\n");
     expect(found).toContain("int");
     expect(found).toContain("print");
     const quietly = describeOutputs(await kernel.execute("?no_such_name_here"));

@@ -13,6 +13,14 @@ export interface CellRun {
   statuses: Record<string, unknown>[];
   /** text/plain of the result, if any */
   result: string | undefined;
+  /** Pager text (`obj?`, %pinfo, %psearch): displays marked `{evalkit: {pager: true}}`, joined by newlines. */
+  pager: string;
+}
+
+/** True for the display IPython would have paged: `obj?` and friends. */
+export function isPagerDisplay(output: DisplayOutput): boolean {
+  const mark = output.metadata?.evalkit as { pager?: unknown } | undefined;
+  return mark?.pager === true;
 }
 
 export function describeOutputs(outcome: ExecuteOutcome): CellRun {
@@ -26,6 +34,10 @@ export function describeOutputs(outcome: ExecuteOutcome): CellRun {
     .map((o) => o.data[STATUS_MIME] as Record<string, unknown>);
   const displays = all.filter((o) => !(STATUS_MIME in o.data));
   const plain = results[0]?.data["text/plain"];
+  const pager = displays
+    .filter(isPagerDisplay)
+    .map((d) => String(d.data["text/plain"] ?? ""))
+    .join("\n");
   return {
     outcome,
     stdout: text("stdout"),
@@ -34,6 +46,7 @@ export function describeOutputs(outcome: ExecuteOutcome): CellRun {
     displays,
     statuses,
     result: typeof plain === "string" ? plain : undefined,
+    pager,
   };
 }
 

@@ -4,8 +4,15 @@ import { mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs"
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { startKernel } from "../helpers/python.js";
+import { findSupportedInterpreters } from "../helpers/interpreters.js";
+import { findMissingModules } from "../helpers/libraries.js";
+import { startKernel, TEST_PYTHON } from "../helpers/python.js";
 import { describeOutputs, runOk } from "./magics-helpers.js";
+
+// An interpreter of the machine image without IPython (pyenv's CPythons have none), for the builtins check.
+const WITHOUT_IPYTHON = [...findSupportedInterpreters().values()].find(
+  (python) => findMissingModules(python, ["IPython"]).length > 0,
+);
 
 function scratchDir(): string {
   return realpathSync(mkdtempSync(join(tmpdir(), "evalkit-magics-")));
@@ -24,6 +31,30 @@ describe("line magics in a real Python kernel", () => {
     await runOk(kernel, "%cd -");
     expect((await runOk(kernel, "import os; os.getcwd()")).result).toBe(`'${homedir()}'`);
   });
+
+  it.skipIf(findMissingModules(TEST_PYTHON, ["IPython"]).length > 0)(
+    "puts get_ipython in builtins, as IPython does, so libraries such as sympy find the shell",
+    async () => {
+      const kernel = await startKernel();
+      const run = await runOk(
+        kernel,
+        "import builtins\nbuiltins.get_ipython() is get_ipython(), builtins.get_ipython.__name__",
+      );
+      expect(run.result).toBe("(True, 'get_ipython')");
+    },
+  );
+
+  it.skipIf(WITHOUT_IPYTHON === undefined)(
+    `answers None from the builtins' get_ipython where IPython is not installed${WITHOUT_IPYTHON ? "" : " [skipped: every CPython found has IPython]"}`,
+    async () => {
+      const kernel = await startKernel({ python: WITHOUT_IPYTHON as string });
+      const run = await runOk(
+        kernel,
+        "import builtins\nbuiltins.get_ipython() is None, get_ipython() is not None",
+      );
+      expect(run.result).toBe("(True, True)");
+    },
+  );
 
   it("get_ipython() runs magics and shell commands like the calls nbconvert writes, with {var} expansion", async () => {
     const kernel = await startKernel();
@@ -88,7 +119,8 @@ describe("line magics in a real Python kernel", () => {
     expect((await runOk(kernel, "%who")).stdout).toBe("Interactive namespace is empty.\n");
     await runOk(kernel, "import json\nalpha = 1\n_private = 2\ndef beta(): pass");
     const who = await runOk(kernel, "%who");
-    expect(who.stdout).toBe("alpha\tbeta\tjson\n");
+    // IPython's layout byte for byte: every name is followed by a tab and a space.
+    expect(who.stdout).toBe("alpha\t beta\t json\t \n");
     expect(who.results).toEqual([]);
     const whos = await runOk(kernel, "%whos");
     expect(whos.stdout.split("\n")[0]).toMatch(/^Variable\s+Type\s+Data\/Info$/);
@@ -153,12 +185,29 @@ describe("line magics in a real Python kernel", () => {
     const kernel = await startKernel();
     await runOk(kernel, 'def area(w, h=2):\n    """Area of a box."""\n    return w * h');
     const one = await runOk(kernel, "area?");
-    expect(one.stdout).toContain("Signature: area(w, h=2)");
-    expect(one.stdout).toContain("Area of a box.");
-    expect(one.stdout).not.toContain("return w * h");
-    expect((await runOk(kernel, "area??")).stdout).toContain("return w * h");
-    expect((await runOk(kernel, "%pinfo2 area")).stdout).toContain("return w * h");
-    expect((await runOk(kernel, "%pinfo area")).stdout).toContain("Area of a box.");
+    expect(one.pager).toContain("Signature: area(w, h=2)");
+    expect(one.pager).toContain("Area of a box.");
+    expect(one.pager).not.toContain("return w * h");
+    expect((await runOk(kernel, "area??")).pager).toContain("return w * h");
+    expect((await runOk(kernel, "%pinfo2 area")).pager).toContain("return w * h");
+    expect((await runOk(kernel, "%pinfo area")).pager).toContain("Area of a box.");
+    // pager text, as in IPython: a display marked for the reader, never stdout
+    expect(one.stdout).toBe("");
+  });
+
+  it("%prun profiles a statement and shows pstats' report as pager text, without evalkit's frames", async () => {
+    const kernel = await startKernel();
+    await runOk(kernel, "def fib(n):\n    return n if n < 2 else fib(n - 1) + fib(n - 2)");
+    const run = await runOk(kernel, "%prun -s cumulative fib(12)");
+    expect(run.stdout).toBe(" "); // what IPython prints after its report, byte for byte
+    expect(run.pager).toMatch(
+      /^ +\d+ function calls \(\d+ primitive calls\) in [\d.]+ seconds\n\n {3}Ordered by: cumulative time/,
+    );
+    expect(run.pager).toMatch(/465\/1 .*<cell 1>:1\(fib\)/);
+    expect(run.pager).not.toContain("evalkit_kernel");
+    const cell = await runOk(kernel, "%%prun -l 2\nfib(5)");
+    expect(cell.pager).toContain("due to restriction <2>");
+    expect((await runOk(kernel, "%psource fib")).pager).toContain("return n if n < 2");
   });
 
   it("keeps IPython's history names In, Out, _N, _iN, _, __ and ___", async () => {

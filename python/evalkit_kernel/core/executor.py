@@ -31,6 +31,8 @@ class Executor(object):
     def __init__(self):
         self._loop = None
         self._serial = 0
+        self._unders = {}  # what evalkit last put in _, __ and ___
+        self._future_flags = 0  # compiler flags of the session's `from __future__` imports
 
     def run(self, code, cell, silent=False, store_history=True):
         """Runs one cell for the request `cell` (a CellContext); its interrupt_seen tells a cancellation apart."""
@@ -64,19 +66,36 @@ class Executor(object):
         return CellOutcome(status, cancelled, count)
 
     def _execute(self, source, filename, ns):
-        tree = compile(source, filename, "exec", ast.PyCF_ONLY_AST | _TOP_LEVEL_AWAIT, dont_inherit=True)
-        body = tree.body
+        flags = _TOP_LEVEL_AWAIT | self._future_flags
+        tree = compile(source, filename, "exec", ast.PyCF_ONLY_AST | flags, dont_inherit=True)
+        body = self._hoist_futures(tree.body)
+        flags = _TOP_LEVEL_AWAIT | self._future_flags
         last_expr = None
         if body and isinstance(body[-1], ast.Expr) and not _ends_with_semicolon(source, body[-1]):
             last_expr = body.pop()
         if body:
             module = ast.Module(body=body, type_ignores=[])
-            self._run_code(compile(module, filename, "exec", _TOP_LEVEL_AWAIT, dont_inherit=True), ns)
+            self._run_code(compile(module, filename, "exec", flags, dont_inherit=True), ns)
         if last_expr is None:
             return None, False
         expression = ast.Expression(body=last_expr.value)
-        code = compile(expression, filename, "eval", _TOP_LEVEL_AWAIT, dont_inherit=True)
+        code = compile(expression, filename, "eval", flags, dont_inherit=True)
         return self._run_code(code, ns), True
+
+    def _hoist_futures(self, body):
+        # IPython compiles a cell statement by statement and keeps the compiler flags of `from __future__`
+        # imports for the cells after it, so such an import may sit anywhere in a cell and lasts for the
+        # session. Here they move to the front of the cell, and their flags are kept.
+        futures = [node for node in body if isinstance(node, ast.ImportFrom) and node.module == "__future__"]
+        if not futures:
+            return body
+        import __future__
+
+        for node in futures:
+            for alias in node.names:
+                feature = getattr(__future__, alias.name, None)
+                self._future_flags |= getattr(feature, "compiler_flag", 0)
+        return futures + [node for node in body if not (isinstance(node, ast.ImportFrom) and node.module == "__future__")]
 
     def _run_code(self, code, ns):
         if code.co_flags & _CO_COROUTINE:
@@ -103,14 +122,9 @@ class Executor(object):
             raise KeyboardInterrupt()
 
     def _publish_result(self, ns, value, count):
-        ns["___"] = ns.get("__")
-        ns["__"] = ns.get("_")
-        ns["_"] = value
-        if count is not None:
-            out = ns.get("Out")
-            if isinstance(out, dict):
-                out[count] = value
-            ns["_%d" % count] = value
+        out = ns.get("Out")
+        if value is not out or out is None:  # as IPython: showing Out does not store Out inside itself
+            self._remember_result(ns, value, count, out)
         formatted = hooks.format_result(value)
         if formatted is None:
             return
@@ -119,6 +133,18 @@ class Executor(object):
         if metadata:
             frame["metadata"] = metadata
         state.send_output(frame, hold=True)
+
+    def _remember_result(self, ns, value, count, out):
+        # As IPython's displayhook: _, __ and ___ move along unless the user assigned one of them
+        # (`for _ in ...`), which then keeps the user's value.
+        mine = self._unders
+        if all(name not in ns or ns[name] is mine.get(name) for name in ("_", "__", "___")):
+            mine["___"], mine["__"], mine["_"] = mine.get("__"), mine.get("_"), value
+            ns.update(mine)
+        if count is not None:
+            if isinstance(out, dict):
+                out[count] = value
+            ns["_%d" % count] = value
 
 
 def _record_input(ns, count, code):

@@ -10,6 +10,9 @@ post_execute = []
 namespace_installers = []
 # Names that belong to evalkit, not the user: hidden from %who and kept by %reset.
 reserved_names = set()
+# What the installers last put under each name: a reserved name the user rebinds (`from IPython.display
+# import HTML`) is the user's again for %who, as IPython lists a rebound name of its own.
+installed_values = {}
 
 _result_formatter = None
 _magic_names = None  # set by the magics module: the names completion offers after % and %%
@@ -66,3 +69,12 @@ def run_post_execute():
 def install_namespace(namespace):
     for fn in list(namespace_installers):
         fn(namespace)
+    installed_values.clear()
+    installed_values.update((name, value) for name, value in namespace.items() if name in reserved_names)
+
+
+def is_evalkit_binding(name, value):
+    """True when `name` is evalkit's and still holds what evalkit installed there."""
+    if name not in reserved_names:
+        return False
+    return name not in installed_values or installed_values[name] is value

@@ -7,16 +7,17 @@ default tables directly, so a kernel that never registers a printer pays nothing
 from . import pretty
 from . import pretty_types
 
+# MIME type, repr method, and the name of IPython's formatter class for it (code prints the formatters).
 _MIME_METHODS = (
-    ("text/html", "_repr_html_"),
-    ("text/markdown", "_repr_markdown_"),
-    ("image/svg+xml", "_repr_svg_"),
-    ("image/png", "_repr_png_"),
-    ("application/pdf", "_repr_pdf_"),
-    ("image/jpeg", "_repr_jpeg_"),
-    ("text/latex", "_repr_latex_"),
-    ("application/json", "_repr_json_"),
-    ("application/javascript", "_repr_javascript_"),
+    ("text/html", "_repr_html_", "HTMLFormatter"),
+    ("text/markdown", "_repr_markdown_", "MarkdownFormatter"),
+    ("image/svg+xml", "_repr_svg_", "SVGFormatter"),
+    ("image/png", "_repr_png_", "PNGFormatter"),
+    ("application/pdf", "_repr_pdf_", "PDFFormatter"),
+    ("image/jpeg", "_repr_jpeg_", "JPEGFormatter"),
+    ("text/latex", "_repr_latex_", "LatexFormatter"),
+    ("application/json", "_repr_json_", "JSONFormatter"),
+    ("application/javascript", "_repr_javascript_", "JavascriptFormatter"),
 )
 
 
@@ -169,8 +170,8 @@ class DisplayFormatter(object):
 
     def __init__(self):
         self.formatters = {"text/plain": PlainTextFormatter()}
-        for mime, method in _MIME_METHODS:
-            self.formatters[mime] = BaseFormatter(mime, method)
+        for mime, method, class_name in _MIME_METHODS:
+            self.formatters[mime] = type(class_name, (BaseFormatter,), {})(mime, method)
         self.ipython_display_formatter = IPythonDisplayFormatter()
         self.mimebundle_formatter = BaseFormatter("mimebundle", "_repr_mimebundle_")
         self.plain_text_only = False

@@ -69,7 +69,9 @@ def flush_figures():
             try:
                 from . import libraries
 
-                if not formatting.was_displayed(fig) and not libraries.figure_is_empty(fig):
+                # As ipykernel's inline backend, an empty figure still shows its text (`<Figure size 640x480
+                # with 0 Axes>`), even when it was the cell's result: notebooks store that line.
+                if libraries.figure_is_empty(fig) or not formatting.was_displayed(fig):
                     data, metadata = libraries.figure_bundle(fig)
                     if _publish is not None:
                         _publish(data, metadata)

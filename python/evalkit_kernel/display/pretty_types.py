@@ -224,8 +224,13 @@ def _deque_pprint(obj, p, cycle):
 def _counter_pprint(obj, p, cycle):
     if cycle:
         p.pretty(_ctor(obj, _Raw("...")))
+    elif len(obj):
+        # IPython 8.13 started printing Counters most common first, as Python's repr; before, in insertion order
+        from ..core import ipython_version
+
+        p.pretty(_ctor(obj, dict(obj.most_common()) if ipython_version.at_least(8, 13) else dict(obj)))
     else:
-        p.pretty(_ctor(obj, dict(obj.most_common())) if len(obj) else _ctor(obj))
+        p.pretty(_ctor(obj))
 
 
 def _userlist_pprint(obj, p, cycle):

@@ -4,6 +4,7 @@ import binascii
 import os
 
 from . import formatting
+from . import jupyter_defaults
 from . import mpl
 from . import objects
 from ..core import hooks
@@ -177,6 +178,7 @@ def install():
     os.environ.setdefault("MPLBACKEND", "Agg")
     hooks.set_result_formatter(format_result)
     mpl.install(_publish)
+    jupyter_defaults.install()
     import_hooks.when_imported("plotly.basedatatypes", _patch_plotly_show)
     for name in _IPYTHON_DISPLAY_MODULES:
         import_hooks.when_imported(name, _adopt_ipython_display)

@@ -69,6 +69,8 @@ class _IPythonShim(object):
     The methods are the runtimes' own bound methods, so `{var}` and `$var` expand in the caller's frame.
     """
 
+    colors = "Neutral"  # IPython's colour scheme name; sympy's init_printing reads it to pick a LaTeX colour
+
     def __init__(self, namespace):
         magic, shell = _helpers[MAGIC_NAME]._resolve(), _helpers[SHELL_NAME]._resolve()
         self.run_line_magic = magic.line
@@ -100,9 +102,33 @@ def _make_get_ipython(namespace):
     return get_ipython
 
 
+def _for_libraries(get_ipython):
+    """The builtins' get_ipython, as IPython puts one there: libraries (sympy's init_printing, pandas) call it
+    to find the shell and then import IPython themselves, so it answers None when IPython is not installed."""
+
+    def library_get_ipython():
+        if not _ipython_installed:
+            import importlib.util
+
+            if importlib.util.find_spec("IPython") is None:
+                return None  # not cached: a later %pip install ipython counts
+            _ipython_installed.append(True)
+        return get_ipython()
+
+    library_get_ipython.__name__ = library_get_ipython.__qualname__ = "get_ipython"
+    library_get_ipython.__doc__ = get_ipython.__doc__
+    return library_get_ipython
+
+
+_ipython_installed = []
+
+
 def _install_namespace(namespace):
+    import builtins
+
     namespace.update(_helpers)
-    namespace["get_ipython"] = _make_get_ipython(namespace)
+    namespace["get_ipython"] = get_ipython = _make_get_ipython(namespace)
+    builtins.get_ipython = _for_libraries(get_ipython)
 
 
 def install():

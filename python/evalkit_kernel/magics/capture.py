@@ -63,12 +63,9 @@ class CapturedIO(object):
 
     __call__ = show
 
-    def __repr__(self):
-        return "<CapturedIO stdout=%d chars, stderr=%d chars, outputs=%d>" % (
-            len(self.stdout),
-            len(self.stderr),
-            len(self.outputs),
-        )
+
+# Printed as IPython's own class (`<IPython.utils.capture.CapturedIO at 0x...>`), as notebooks store it.
+CapturedIO.__module__ = "IPython.utils.capture"
 
 
 class CaptureSink(object):

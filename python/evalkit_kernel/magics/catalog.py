@@ -7,7 +7,16 @@ def load_all():
     if _loaded:
         return
     _loaded.append(True)
-    from . import cell_magics, line_magics, namespace_magics, notebook_magics, pip, timing  # noqa: F401
+    from . import (  # noqa: F401
+        cell_magics,
+        inspect_magics,
+        line_magics,
+        namespace_magics,
+        notebook_magics,
+        pip,
+        profile_magics,
+        timing,
+    )
 
 
 def magic_names(cell):

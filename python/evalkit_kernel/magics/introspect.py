@@ -81,7 +81,9 @@ def describe(target, g, l, detail=1):
 
 
 def print_info(target, g, l, detail=1):
-    print(describe(target, g, l, detail))
+    from .registry import page
+
+    page(describe(target, g, l, detail))
 
 
 def search(pattern, g, l, ignore_case=False):

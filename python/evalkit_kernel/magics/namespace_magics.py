@@ -17,6 +17,16 @@ def _reserved():
         return set()
 
 
+def _is_evalkit_binding(name, value, reserved):
+    try:
+        from ..core import hooks
+    except Exception:
+        return name in reserved
+    if reserved is hooks.reserved_names:
+        return hooks.is_evalkit_binding(name, value)
+    return name in reserved
+
+
 def is_evalkit_object(value):
     """Functions, classes and modules that come from evalkit itself (prelude helpers, display, ...)."""
     if isinstance(value, types.ModuleType):
@@ -32,7 +42,7 @@ def is_user_name(name, value, reserved=None):
     """True for names the user made: not private, not evalkit's, not the session's history."""
     if name.startswith("_") or name in _HIDDEN:
         return False
-    if name in (reserved if reserved is not None else _reserved()):
+    if _is_evalkit_binding(name, value, reserved if reserved is not None else _reserved()):
         return False
     return not is_evalkit_object(value)
 
@@ -62,18 +72,40 @@ def magic_who(ctx):
     if not names:
         print("Interactive namespace is empty." if not ctx.args.split() else "No variables match your requested type.")
         return None
-    print("\t".join(names))
+    # IPython's layout, byte for byte: each name and a tab, then a space; a line break after every 9 names.
+    out = []
+    for count, name in enumerate(names, 1):
+        out.append(name + "\t ")
+        if count % 9 == 0:
+            out.append("\n")
+    print("".join(out))
 
 
-def _describe(value):
-    shape = getattr(value, "shape", None)
-    if isinstance(shape, tuple) and hasattr(value, "dtype"):
-        return "%s: %s elements, type `%s`" % ("x".join(str(s) for s in shape), getattr(value, "size", "?"), value.dtype)
+def _describe(value, type_name):
+    # IPython's Data/Info column: len() of dicts, lists and tuples, a summary of numpy arrays, the shape of
+    # DataFrames and Series (since IPython 9.4), else str() with its middle cut past 50 characters.
+    if type_name in ("dict", "list", "tuple"):
+        return "n=%d" % len(value)
+    if type_name == "ndarray" and type(value).__module__ == "numpy":
+        shape = str(value.shape).replace(",", "").replace(" ", "x")[1:-1]
+        size = value.size * value.itemsize
+        text = "%s: %s elems, type `%s`, %s bytes" % (shape, value.size, value.dtype, size)
+        if size >= 100000:
+            text += " (%s kb)" % (size / 1024.0,) if size < 1048576 else " (%s Mb)" % (size / 1048576.0,)
+        return text
+    if type_name in ("DataFrame", "Series") and _shapes_frames():
+        return "Shape: %s" % (getattr(value, "shape", "?"),)
     try:
         text = str(value).replace("\n", "\\n")
     except Exception:
-        text = "<unprintable %s>" % type(value).__name__
+        text = "<object with id %d (str() failed)>" % id(value)
     return text if len(text) < 50 else text[:25] + "<...>" + text[-25:]
+
+
+def _shapes_frames():
+    from ..core import ipython_version
+
+    return ipython_version.at_least(9, 4)
 
 
 @line_magic("whos", summary="table of your variables with type and value")
@@ -87,9 +119,10 @@ def magic_whos(ctx):
     types_ = [type(ns[name]).__name__ for name in names]
     name_w = max(len("Variable"), max(len(n) for n in names)) + 3
     type_w = max(len("Type"), max(len(t) for t in types_)) + 3
-    lines = ["Variable".ljust(name_w) + "Type".ljust(type_w) + "Data/Info", "-" * (name_w + type_w + len("Data/Info"))]
+    lines = ["Variable".ljust(name_w) + "Type".ljust(type_w) + " Data/Info",
+             "-" * (name_w + type_w + len("Data/Info") + 1)]
     for name, type_name in zip(names, types_):
-        lines.append(name.ljust(name_w) + type_name.ljust(type_w) + _describe(ns[name]))
+        lines.append(name.ljust(name_w) + type_name.ljust(type_w) + " " + _describe(ns[name], type_name))
     print("\n".join(lines))
 
 
@@ -151,3 +184,20 @@ def magic_reset_selective(ctx):
         raise UsageError("usage: %reset_selective [-f] REGEX")
     pattern = re.compile(words[0])
     reset_namespace(user_namespace(), lambda name: pattern.search(name) is not None)
+
+
+@line_magic("xdel", expand_args=False, summary="delete a variable and the references IPython's history keeps")
+def magic_xdel(ctx):
+    """%xdel NAME: delete NAME and every reference the output history (Out, _, _N) holds to its value."""
+    name = ctx.args.strip()
+    ns = user_namespace()
+    if not name.isidentifier() or name not in ns:
+        raise NameError("name '%s' is not defined" % name)
+    value = ns.pop(name)
+    out = ns.get("Out")
+    if isinstance(out, dict):
+        for key in [k for k, v in out.items() if v is value]:
+            del out[key]
+    history = [k for k, v in ns.items() if v is value and (k in ("_", "__", "___") or (k[:1] == "_" and k[1:].isdigit()))]
+    for key in history:
+        del ns[key]

@@ -61,6 +61,17 @@ def magic_load_ext(ctx):
     name = ctx.args.strip()
     if name in ("autoreload", "storemagic"):
         return None
+    import importlib.util
+
+    try:
+        found = bool(name) and importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        found = False
+    if name and not found:
+        # IPython imports the extension first: a missing one fails the same way there
+        error = ModuleNotFoundError("No module named %r" % name)
+        error.name = name
+        raise error
     raise UsageError("%%load_ext %s: IPython extensions are not supported by evalkit" % name)
 
 
@@ -88,9 +99,16 @@ def _print_listing(ctx):
     print(listing())
 
 
+def _page_listing(ctx):
+    from .registry import page
+
+    page(listing())
+
+
 line_magic("lsmagic", summary="list every supported magic")(_print_listing)
-line_magic("magic", summary="list every supported magic")(_print_listing)
-line_magic("quickref", summary="list every supported magic")(_print_listing)
+# IPython pages these two (and a bare `?`), so they are pager text here too
+line_magic("magic", summary="list every supported magic")(_page_listing)
+line_magic("quickref", summary="list every supported magic")(_page_listing)
 
 
 @line_magic("history", expand_args=False, summary="print earlier cells: -n numbers, ranges 1-5, -l N, -g PATTERN, -o")
@@ -145,8 +163,15 @@ def _front_end_only(name):
 
 for _name in ("qtconsole", "gui", "edit", "ed", "paste", "cpaste", "clear", "cls", "colors", "autoindent",
               "doctest_mode", "connect_info", "notebook", "less", "more", "man", "pdb", "debug", "autocall",
-              "rehashx", "logstart", "logstop", "logon", "logoff"):
+              "rehashx", "logstart", "logstop", "logon", "logoff", "autosave"):
     _front_end_only(_name)
+
+
+@line_magic("autoawait", expand_args=False, summary="accepted: top-level await always works here")
+def magic_autoawait(ctx):
+    """%autoawait [on|off|asyncio]: accepted; cells always run top-level `await` on an asyncio loop."""
+    if not ctx.args.strip():
+        print("IPython autoawait is `on`, and set to use `asyncio`")
 
 
 @line_magic("automagic", expand_args=False, summary="switch calling line magics without % on one-line cells")
@@ -225,5 +250,8 @@ def magic_psearch(ctx):
     words = [w for w in words if not w.startswith("-")]
     if not words:
         raise UsageError("usage: %psearch [-i] PATTERN")
-    for name in search(words[0], ctx.globals, ctx.locals, ignore_case):
-        print(name)
+    from .registry import page
+
+    found = search(words[0], ctx.globals, ctx.locals, ignore_case)
+    if found:
+        page("\n".join(found))

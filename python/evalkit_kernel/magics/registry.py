@@ -140,6 +140,18 @@ def _run_code(code, g, l):
     return result
 
 
+# Marks a display as pager text (`obj?`, %pinfo, %psearch, %quickref): the reader sees it in the cell's output,
+# while a saved notebook leaves it out, as Jupyter does (IPython pages it outside the cell's outputs).
+PAGER_METADATA = {"evalkit": {"pager": True}}
+
+
+def page(text):
+    """Show text the way IPython's pager would: a text/plain display that notebooks do not store."""
+    from ..core import state
+
+    state.emit_display({"text/plain": text}, dict(PAGER_METADATA))
+
+
 def split_args(text):
     """Shell-like words, `# comments` dropped; falls back to whitespace splitting on unbalanced quotes."""
     import shlex

@@ -4,7 +4,7 @@ import sys
 
 from .catalog import load_all
 from .interpolate import expand
-from .registry import CELL, LINE, MagicContext, UsageError, listing
+from .registry import CELL, LINE, MagicContext, UsageError, listing, page
 
 def _available(table, prefix):
     return ", ".join(prefix + name for name in sorted(table))
@@ -66,7 +66,7 @@ class MagicRuntime(object):
         if entry is None:
             raise UsageError("Magic `%%%s` not found. %s" % (name, listing()))
         fn = entry[0]
-        print((fn.__doc__ or entry[2] or "(no help)").strip())
+        page((fn.__doc__ or entry[2] or "(no help)").strip())
 
 
 def _show_original_cell(frame, name, args, body, body_line):

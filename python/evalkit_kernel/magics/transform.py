@@ -208,6 +208,8 @@ def _magic_call(indent, text):
                 return None
             call = "%s.line(%r, %r)" % (MAGIC_NAME, mm.group(1), _strip_arg(mm.group(2)))
         return "%s%s = %s" % (indent, target, call)
+    if text.strip() in ("?", "??"):
+        return "%s%s.line('quickref', '')" % (indent, MAGIC_NAME)  # IPython pages its quick reference
     m = _HELP.match(text)
     if m and (m.group(2) or m.group(4)):
         detail = max(len(m.group(2)), len(m.group(4)))
