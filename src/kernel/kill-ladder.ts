@@ -1,8 +1,8 @@
-// The one way a kernel's process tree ends, for Python and JS alike: exit request, TERM, KILL of the group,
-// then the tag scan for what left the group.
+// The one way a kernel's process tree ends, for Python and JS alike: exit request, TERM, the tree below the
+// kernel, KILL of the group, then the tag scan for what left the group.
 import type { ChildProcess } from "node:child_process";
 import { signalGroup } from "./process-group.js";
-import { killTaggedProcesses } from "./process-tree.js";
+import { killDescendants, killTaggedProcesses } from "./process-tree.js";
 
 /** How long each rung waits for the process to go. */
 export interface LadderGraces {
@@ -23,7 +23,12 @@ export interface LadderTarget {
   waitExit: (ms: number) => Promise<boolean>;
 }
 
-/** exit request → SIGTERM → SIGKILL, each to the whole process group, with the graces in between. */
+/**
+ * exit request → SIGTERM → SIGKILL, each to the whole process group, with the graces in between. Before the
+ * SIGKILL, everything below the kernel process is killed while the tree is intact: a subreaper's adopted
+ * orphans (the JS kernel's subreaper parent, the Python runner) are only findable as its children, and the
+ * group's SIGKILL would hand them to init.
+ */
 export async function climbKillLadder(target: LadderTarget, graces: LadderGraces = {}): Promise<void> {
   if (target.child.pid === undefined) return; // spawn itself failed: there is no process
   if (target.requestExit) {
@@ -32,8 +37,16 @@ export async function climbKillLadder(target: LadderTarget, graces: LadderGraces
   }
   signalGroup(target.child, "SIGTERM");
   if (await target.waitExit(graces.termMs ?? 1000)) return;
-  signalGroup(target.child, "SIGKILL");
+  await killKernelNow(target.child);
   await target.waitExit(graces.killMs ?? 5000);
+}
+
+/** SIGKILL for the kernel's whole tree: what is below its process first (while it lives), then its group. */
+export async function killKernelNow(child: ChildProcess): Promise<void> {
+  if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) {
+    await killDescendants(child.pid);
+  }
+  signalGroup(child, "SIGKILL");
 }
 
 /**

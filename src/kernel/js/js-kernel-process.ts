@@ -5,7 +5,7 @@ import type { Socket } from "node:net";
 import { STATUS_MIME } from "../../contracts/outputs.js";
 import { EvalkitError } from "../../errors.js";
 import type { KernelExit } from "../kernel.js";
-import { climbKillLadder, reapKernelTree, waitForChildExit } from "../kill-ladder.js";
+import { climbKillLadder, killKernelNow, reapKernelTree, waitForChildExit } from "../kill-ladder.js";
 import { LineReader } from "../line-reader.js";
 import { watchMemory } from "../memory-watch.js";
 import { signalGroup } from "../process-group.js";
@@ -26,6 +26,8 @@ export interface JsProcessConfig {
   maxHeapMb: number;
   memoryMb: number;
   launcher?: string[];
+  /** The subreaper parent's command prefix (subreaper-parent.ts), when the kernel runs under one. */
+  parent?: string[];
   /** The launcher is a bubblewrap sandbox: signals go to the sandbox's own process group (docs/sandbox.md). */
   sandboxed?: boolean;
   /** A launcher no signal crosses (`ssh`, `docker exec`); `prlimit` and the sandbox are not remote. */
@@ -68,6 +70,7 @@ export class JsKernelProcess {
       syncNonce: nonce,
       statusMime: STATUS_MIME,
       ...(config.launcher ? { launcher: config.launcher } : {}),
+      ...(config.parent ? { parent: config.parent, hostPid: process.pid } : {}),
     });
     this.merger = new OrderedChannels(nonce, (item) => this.deliver(item));
     // Inherited by everything the kernel starts: how its strays are found once it is gone (process-tree.ts).
@@ -185,7 +188,7 @@ export class JsKernelProcess {
       if (watched !== undefined) {
         this.stopWatch = watchMemory(watched, this.config.memoryMb * 1024 * 1024, (rss) => {
           this.oomCause = `out of memory: the kernel's resident memory reached ${Math.round(rss / 1048576)} MB, over its memory limit ${this.config.memoryMb} MB`;
-          signalGroup(this.child, "SIGKILL");
+          void killKernelNow(this.child);
         });
       }
       this.settleReady?.(info);

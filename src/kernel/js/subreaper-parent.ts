@@ -1,0 +1,39 @@
+// The JS kernel's parent process: a small Python that is a child subreaper (Node cannot call prctl), found here.
+
+import { findAllOnPath, isExecutableFile } from "../../runtime/find-executable.js";
+import { packagePath } from "../../runtime/package-root.js";
+import { detectShim } from "../../runtime/resolve-shim.js";
+
+/** The script (stdlib only, any CPython 3.8+) that becomes the kernel's parent: docs/javascript.md#process-tree. */
+export const SUBREAPER_PARENT_SCRIPT = packagePath(
+  "python",
+  "evalkit_kernel",
+  "lifetime",
+  "subreaper_parent.py",
+);
+
+/** Tried before PATH: system interpreters start in ~10 ms, a version manager's shim costs ~300 ms. */
+const SYSTEM_PYTHONS = ["/usr/bin/python3", "/usr/local/bin/python3", "/bin/python3"];
+
+let cachedPython: string | null | undefined;
+
+/**
+ * The interpreter that runs the subreaper parent: `choice` when given (false: none), else the first system
+ * python3, else the first python3 on the host's PATH that is not a version-manager shim. Null when there is none,
+ * or not on Linux (PR_SET_CHILD_SUBREAPER is Linux's).
+ */
+export function subreaperPython(choice: string | false | undefined): string | null {
+  if (choice === false || process.platform !== "linux") return null;
+  if (choice !== undefined) return choice;
+  if (cachedPython === undefined) {
+    const candidates = [...SYSTEM_PYTHONS, ...findAllOnPath("python3", process.env)];
+    cachedPython =
+      candidates.find((file) => isExecutableFile(file) && detectShim(file) === undefined) ?? null;
+  }
+  return cachedPython;
+}
+
+/** `python -I -S <script>`: isolated and without site, so nothing from the user's environment loads into it. */
+export function subreaperPrefix(python: string): string[] {
+  return [python, "-I", "-S", SUBREAPER_PARENT_SCRIPT];
+}
