@@ -1,7 +1,7 @@
 "use strict";
 // Ends everything this kernel started when the host is gone or the kernel exits: the processes below it (Linux
 // /proc), those that left its tree but still carry the kernel's tag in their environment, its group, itself.
-// Orphans the kernel's children leave go to its subreaper parent (python/…/subreaper_parent.py), which ends them.
+// Orphans the kernel's children leave go to its subreaper parent (python/subreaper_parent.py), which ends them.
 
 const fs = require("node:fs");
 

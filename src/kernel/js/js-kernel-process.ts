@@ -100,6 +100,10 @@ export class JsKernelProcess {
     this.channel.on("data", (chunk: Buffer) => this.onChannel(chunk));
     this.channel.on("error", () => undefined); // EPIPE once the runner is gone; the exit reports it
     this.child.on("exit", (code, signal) => void this.onProcessExit(code, signal));
+    // A spawn that failed (ENOENT) has no process and may never emit "exit": without this, stop() waited forever.
+    this.child.once("error", () => {
+      if (this.child.pid === undefined) void this.onProcessExit(null, null);
+    });
   }
 
   get stderr(): string {
@@ -198,6 +202,7 @@ export class JsKernelProcess {
   }
 
   private async onProcessExit(rawCode: number | null, rawSignal: NodeJS.Signals | null): Promise<void> {
+    if (this.exited) return;
     const { exitCode, signal } = this.config.sandboxed
       ? unwrapSandboxExit(rawCode, rawSignal)
       : { exitCode: rawCode, signal: rawSignal };

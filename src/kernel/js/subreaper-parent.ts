@@ -1,16 +1,12 @@
 // The JS kernel's parent process: a small Python that is a child subreaper (Node cannot call prctl), found here.
 
+import { existsSync } from "node:fs";
 import { findAllOnPath, isExecutableFile } from "../../runtime/find-executable.js";
 import { packagePath } from "../../runtime/package-root.js";
 import { detectShim } from "../../runtime/resolve-shim.js";
 
 /** The script (stdlib only, any CPython 3.8+) that becomes the kernel's parent: docs/javascript.md#process-tree. */
-export const SUBREAPER_PARENT_SCRIPT = packagePath(
-  "python",
-  "evalkit_kernel",
-  "lifetime",
-  "subreaper_parent.py",
-);
+export const SUBREAPER_PARENT_SCRIPT = packagePath("python", "subreaper_parent.py");
 
 /** Tried before PATH: system interpreters start in ~10 ms, a version manager's shim costs ~300 ms. */
 const SYSTEM_PYTHONS = ["/usr/bin/python3", "/usr/local/bin/python3", "/bin/python3"];
@@ -23,7 +19,7 @@ let cachedPython: string | null | undefined;
  * or not on Linux (PR_SET_CHILD_SUBREAPER is Linux's).
  */
 export function subreaperPython(choice: string | false | undefined): string | null {
-  if (choice === false || process.platform !== "linux") return null;
+  if (choice === false || process.platform !== "linux" || !hasScript()) return null;
   if (choice !== undefined) return choice;
   if (cachedPython === undefined) {
     const candidates = [...SYSTEM_PYTHONS, ...findAllOnPath("python3", process.env)];
@@ -31,6 +27,14 @@ export function subreaperPython(choice: string | false | undefined): string | nu
       candidates.find((file) => isExecutableFile(file) && detectShim(file) === undefined) ?? null;
   }
   return cachedPython;
+}
+
+let scriptFound: boolean | undefined;
+
+/** A copy of the package without python/ (hand-trimmed) still runs its JS kernels, without the parent. */
+function hasScript(): boolean {
+  scriptFound ??= existsSync(SUBREAPER_PARENT_SCRIPT);
+  return scriptFound;
 }
 
 /** `python -I -S <script>`: isolated and without site, so nothing from the user's environment loads into it. */

@@ -4,7 +4,7 @@ Node cannot call prctl(2), so the JS runner cannot adopt the orphans of what its
 double-forks into a session of its own (ssh-agent, gpg-agent) was re-parented to init, and one that also makes
 itself non-dumpable hides the kernel's tag from an unprivileged host, so nothing found it. The host starts the
 runner through this script instead (`python -I -S subreaper_parent.py node <args>`, a standalone file run by any
-CPython 3.8+, stdlib only, no import of the evalkit_kernel package). It sets PR_SET_CHILD_SUBREAPER, starts the
+CPython 3.8+, stdlib only; outside evalkit_kernel, so the Python runner's bundle does not carry it). It sets PR_SET_CHILD_SUBREAPER, starts the
 runner as its only child and stays, doing nothing until a signal or the host's hang-up wakes it:
 
 - orphans of the runner's descendants are re-parented to it, and reaped when they exit (nobody else would:
