@@ -186,6 +186,11 @@ describe("chaos: a JS kernel's double-forked daemon, host unprivileged", () => {
     90_000,
   );
   it.skipIf(!runs)(
+    "is gone when the kernel ignores SIGTERM and only the SIGKILL of its group ends it",
+    () => expectNothingLeft("stubborn", "killed"),
+    90_000,
+  );
+  it.skipIf(!runs)(
     "is gone when the host is SIGKILLed",
     () => expectNothingLeft("hostkill", undefined),
     90_000,
@@ -198,6 +203,11 @@ describe("chaos: a JS kernel's double-forked daemon, host unprivileged", () => {
   it.skipIf(!runs)(
     "is gone when the kernel runs out of V8 heap",
     () => expectNothingLeft("heap", "died"),
+    90_000,
+  );
+  it.skipIf(!runs)(
+    "is gone when the host kills the kernel past its memory limit",
+    () => expectNothingLeft("rss", "died"),
     90_000,
   );
   it.skipIf(!runs)("is gone after a reset", () => expectNothingLeft("reset", "ok"), 90_000);
