@@ -9,6 +9,7 @@ const { endEverything, killOwnTree } = require("./reap.cjs");
 channel.configure(process.argv[2] || "", endEverything);
 
 const { interruptCell, reportStray, runCell } = require("./cells.cjs");
+const { complete } = require("./completion.cjs");
 const { createCellContext } = require("./context.cjs");
 const { setStatusMime, settleCall } = require("./prelude.cjs");
 
@@ -54,6 +55,10 @@ channel.listen((frame) => {
       return;
     case "reply":
       settleCall(frame);
+      return;
+    case "complete":
+      // Answered between cells and while a cell awaits; a synchronous loop delays it (the host gives up).
+      channel.send({ type: "complete_reply", id: frame.id, ...complete(context, frame.code, frame.cursor) });
       return;
     case "exit":
       process.exit(0);

@@ -45,8 +45,11 @@ class LibraryDisplayTest(unittest.TestCase):
             if os.environ.get("EVALKIT_REQUIRE_PYTHON_LIBS") == "1":
                 raise AssertionError("%s lacks %s (install python3-matplotlib python3-pandas python3-pil "
                                      "python3-numpy)" % (LIB_PYTHON, ", ".join(MISSING)))
-            raise unittest.SkipTest("%s lacks %s (CI installs them; EVALKIT_REQUIRE_PYTHON_LIBS=1 fails instead)"
-                                    % (LIB_PYTHON, ", ".join(MISSING)))
+            reason = "%s lacks %s (CI installs them; EVALKIT_REQUIRE_PYTHON_LIBS=1 fails instead)" % (
+                LIB_PYTHON, ", ".join(MISSING))
+            # unittest's default output shows a skip as one "s": say why on stderr, so it is never silent.
+            sys.stderr.write("\nskipping %s: %s\n" % (cls.__name__, reason))
+            raise unittest.SkipTest(reason)
         env = dict(os.environ)
         env.pop("MPLBACKEND", None)
         cls.runner = Runner(python=LIB_PYTHON, env=env)

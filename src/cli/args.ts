@@ -40,6 +40,11 @@ export function describeParseError(err: unknown): string {
   if (unknown) return `unknown option ${unknown[1]}`;
   const missing = /^Option '(-\w, )?(--[\w-]+)[^']*' argument missing/.exec(message);
   if (missing) return `${missing[2]} needs a value`;
+  // `--images -c 1`: the option's value looks like an option; parseArgs calls that "ambiguous".
+  const ambiguous = /^Option '(-\w, )?(--[\w-]+)[^']*' argument is ambiguous/.exec(message);
+  if (ambiguous) {
+    return `${ambiguous[2]} needs a value (to pass one that starts with "-", write ${ambiguous[2]}=VALUE)`;
+  }
   const positional = /^Unexpected argument '([^']+)'/.exec(message);
   if (positional) return `unexpected argument ${JSON.stringify(positional[1])}`;
   return message;

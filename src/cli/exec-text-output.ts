@@ -101,6 +101,7 @@ export class ExecTextOutput {
     if (image) {
       const shown = this.images.show(image.mime, image.data);
       if (shown.kind === "file") this.block(`[image] ${shown.mime} saved to ${shown.path}`);
+      else if (shown.kind === "failed") this.block(`[image] ${shown.mime} not saved: ${shown.reason}`);
     }
   }
 

@@ -1,5 +1,5 @@
 // `evalkit exec`: run -c/FILE/notebook cells (or the eval tool's JSON input) in fresh kernels and print what they did.
-import { existsSync, statSync } from "node:fs";
+import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { basename, dirname, extname, join, resolve } from "node:path";
 import type { EvalDetails } from "../contracts/cell-result.js";
 import { isEvalkitError } from "../errors.js";
@@ -76,6 +76,7 @@ export async function runExec(argv: string[], io: CommandIo): Promise<number> {
     }
     const { input: rawInput, notebooks } = await buildRawInput(values, tokens ?? [], io);
     const outputNotebook = checkOutputNotebook(values["output-notebook"], notebooks);
+    const imagesDir = checkImagesDir(values.images);
     if (isNotebookWithoutCode(rawInput, notebooks)) {
       // Like nbconvert: a notebook with nothing to run is not an error, and its "executed" copy is itself.
       io.stderr(`evalkit exec: ${notebooks.map((n) => n.notebook.file).join(", ")}: no code cell to run\n`);
@@ -117,10 +118,7 @@ export async function runExec(argv: string[], io: CommandIo): Promise<number> {
             language: cell.language ?? "py",
             ...(cell.title !== undefined ? { title: cell.title } : {}),
           })),
-          new ImageOutput({
-            protocol: undefined,
-            dir: resolve(values.images ?? join(resolveEvalkitHome(process.env), "images")),
-          }),
+          new ImageOutput({ protocol: undefined, dir: imagesDir }),
         );
     const result = await tool.execute(parsed.value, {
       signal: controller.signal,
@@ -264,6 +262,27 @@ function checkOutputNotebook(
     );
   }
   return { path, from };
+}
+
+/**
+ * Where text mode saves images: --images DIR, else $EVALKIT_HOME/images. Checked before anything runs (a file in
+ * the way, a directory that cannot be written is exit 2); created only when the first image comes.
+ */
+function checkImagesDir(option: string | undefined): string {
+  if (option === undefined) return join(resolveEvalkitHome(process.env), "images");
+  if (option.trim() === "") throw new UsageError("--images needs a directory");
+  const dir = resolve(option);
+  if (existsSync(dir)) {
+    if (!statSync(dir).isDirectory()) {
+      throw new UsageError(`--images ${JSON.stringify(option)} is not a directory`);
+    }
+    try {
+      accessSync(dir, constants.W_OK);
+    } catch {
+      throw new UsageError(`--images ${JSON.stringify(option)}: the directory is not writable`);
+    }
+  }
+  return dir;
 }
 
 function readSource(file: string, what = "FILE"): Buffer {

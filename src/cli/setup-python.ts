@@ -1,7 +1,7 @@
 // `evalkit setup python`: create the managed venv ($EVALKIT_HOME/python-env) from the best interpreter found.
 import { spawn } from "node:child_process";
-import { mkdirSync } from "node:fs";
 import { isEvalkitError } from "../errors.js";
+import { makeDirectory } from "../output/make-directory.js";
 import { filterEnv } from "../runtime/env-filter.js";
 import { binDirOfPrefix, findInterpreterInPrefix, isDirectory } from "../runtime/find-executable.js";
 import { managedVenvPath, resolveEvalkitHome } from "../runtime/python-candidates.js";
@@ -125,7 +125,7 @@ export async function runSetupPython(
     if (!isEvalkitError(err)) throw err;
     return finish({ ok: false, venv: target, error: err.message, code: err.code });
   }
-  mkdirSync(resolveEvalkitHome(env), { recursive: true });
+  makeDirectory(resolveEvalkitHome(env));
   say(`Creating ${target} with ${base.executable} (Python ${base.version})...\n`);
   const childEnv = filterEnv(env);
   const flags = [...(args.force ? ["--clear"] : []), ...(args.withoutPip ? ["--without-pip"] : [])];

@@ -1,7 +1,8 @@
 // Pins on disk: `<dir>/.leases/<id>.<pid>` tells every process sharing the directory that a live process still
 // references an artifact, so no process prunes it; a lease whose process is gone is stale and removed.
-import { mkdirSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { makeDirectory } from "./make-directory.js";
 
 const LEASE_DIR = ".leases";
 
@@ -61,7 +62,7 @@ function removeOwnLeases(): void {
 export function takeLease(dir: string, id: string): void {
   ownToken ??= startToken("self");
   try {
-    mkdirSync(join(dir, LEASE_DIR), { recursive: true, mode: 0o700 });
+    makeDirectory(join(dir, LEASE_DIR), 0o700);
     writeFileSync(leasePath(dir, id, process.pid), ownToken, { mode: 0o600 });
   } catch {
     return;

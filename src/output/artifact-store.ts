@@ -1,6 +1,6 @@
 // Where full outputs live: `$EVALKIT_HOME/artifacts/<id>.out`, written synchronously, read back by byte range,
 // pruned by age and total size, never while pinned by this process or leased by another one.
-import { closeSync, mkdirSync, openSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, openSync, unlinkSync, writeSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { EvalkitError } from "../errors.js";
 import {
@@ -18,6 +18,7 @@ import {
   ARTIFACT_SUFFIX as SUFFIX,
   scanDir,
 } from "./artifact-scan.js";
+import { makeDirectory } from "./make-directory.js";
 
 export {
   type ArtifactPage,
@@ -136,7 +137,8 @@ export function createArtifactStore(options: ArtifactStoreOptions = {}): Artifac
     let total = kept.reduce((sum, info) => sum + info.sizeBytes, 0);
     for (let i = kept.length - 1; i >= 0 && total > maxTotalBytes; i--) {
       const info = kept[i]!;
-      if (isHeld(info) || time - info.modifiedMs <= graceMs) continue;
+      // A grace of 0 is none: a file written this millisecond can carry an mtime a little after `time`.
+      if (isHeld(info) || (graceMs > 0 && time - info.modifiedMs <= graceMs)) continue;
       if (removeFile(info.path)) {
         removed.push(info.id);
         total -= info.sizeBytes;
@@ -146,7 +148,7 @@ export function createArtifactStore(options: ArtifactStoreOptions = {}): Artifac
   };
 
   const create = (): ArtifactWriter => {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    makeDirectory(dir, 0o700);
     const id = generateArtifactId();
     const path = join(dir, id + SUFFIX);
     const fd = openSync(path, "wx", 0o600);

@@ -242,3 +242,8 @@ export function formatSpinner(tick: number, elapsedMs: number, options: Interact
 export function renderImageSaved(path: string, mime: string, options: InteractiveRenderOptions): string {
   return createPalette(options).cyan(`[image] ${mime} saved to ${path}`);
 }
+
+/** `[image] image/png not saved: <why>` when the image file could not be written. */
+export function renderImageNotSaved(mime: string, reason: string, options: InteractiveRenderOptions): string {
+  return createPalette(options).yellow(`[image] ${mime} not saved: ${reason}`);
+}

@@ -1,6 +1,7 @@
 // Remembers successful preflights: in-process (a Map) and across processes in $EVALKIT_HOME/cache, keyed by file identity.
-import { mkdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { readFileSync, realpathSync, renameSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { makeDirectory } from "../output/make-directory.js";
 import type { PreflightInfo } from "./preflight.js";
 
 /** The stored part of a preflight answer. */
@@ -75,7 +76,7 @@ export function storePreflight(key: string, info: CachedPreflight, diskFile: str
   try {
     const entries = readDiskEntries(diskFile).filter(([k]) => k !== key);
     entries.push([key, info]);
-    mkdirSync(path.dirname(diskFile), { recursive: true });
+    makeDirectory(path.dirname(diskFile));
     const tmp = `${diskFile}.${process.pid}.tmp`;
     writeFileSync(
       tmp,

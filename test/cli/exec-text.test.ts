@@ -57,6 +57,39 @@ describe("evalkit exec text mode", () => {
     }
   });
 
+  it("rejects an --images path that cannot hold images before running anything", async () => {
+    const dir = makeTempDir("exec-images-bad");
+    const file = path.join(dir, "taken");
+    writeFileSync(file, "not a directory");
+    const marker = path.join(dir, "ran");
+    const code = `open(${JSON.stringify(marker)}, "w").close()`;
+    for (const [args, message] of [
+      [["--images", file], `--images ${JSON.stringify(file)} is not a directory`],
+      [["--images", ""], "--images needs a directory"],
+      [
+        ["--images", "-c", "1"],
+        '--images needs a value (to pass one that starts with "-", write --images=VALUE)',
+      ],
+    ] as const) {
+      const io = captureIo();
+      expect(await runExec(["-c", code, ...args, ...PY], io)).toBe(2);
+      expect(io.err()).toBe(`evalkit exec: ${message}; see evalkit exec --help\n`);
+    }
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it("says on its line when an image cannot be saved, and goes on with the cell", async () => {
+    const dir = makeTempDir("exec-images-unsaved");
+    writeFileSync(path.join(dir, "file"), "x");
+    const target = path.join(dir, "file", "images"); // a file in the way: mkdir fails with ENOTDIR
+    const code = `display({"image/png": "${PNG_BASE64}"}, raw=True)\nprint("after")`;
+    const io = captureIo();
+    expect(await runExec(["-c", code, "--images", target, ...PY], io), io.err()).toBe(0);
+    const lines = io.out().trimEnd().split("\n");
+    expect(lines[0]).toMatch(/^\[image\] image\/png not saved: ENOTDIR.*\(images go to .*file\/images\)$/);
+    expect(lines[1]).toBe("after");
+  });
+
   it("shows a cell's output while it still runs, and --json only at the end as one object", async () => {
     const dir = makeTempDir("exec-stream");
     // The cell prints, then waits for a file the test writes only once it has seen the print.

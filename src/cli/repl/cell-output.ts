@@ -10,6 +10,7 @@ import {
   type InteractiveRenderOptions,
   LivePreview,
   renderCellEnd,
+  renderImageNotSaved,
   renderImageSaved,
 } from "../../render/interactive-render.js";
 import type { NoticeSource } from "../../render/notices.js";
@@ -132,9 +133,12 @@ export class CellPrinter {
       if (shown.kind === "inline") {
         terminal.write(shown.text);
         this.sink.push(`[image] ${image.mime} shown inline\n`);
-      } else {
+      } else if (shown.kind === "file") {
         terminal.write(`${renderImageSaved(shown.path, shown.mime, render)}\n`);
         this.sink.push(`[image] ${shown.mime} saved to ${shown.path}\n`);
+      } else {
+        terminal.write(`${renderImageNotSaved(shown.mime, shown.reason, render)}\n`);
+        this.sink.push(`[image] ${shown.mime} not saved: ${shown.reason}\n`);
       }
     }
   }

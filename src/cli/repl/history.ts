@@ -1,6 +1,7 @@
 // The REPL's persistent input history: one entry per line in $EVALKIT_HOME/history, oldest first, bounded.
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { makeDirectory } from "../../output/make-directory.js";
 
 /** Entries kept in the history file (and offered by the up arrow). */
 export const HISTORY_LIMIT = 1000;
@@ -33,7 +34,7 @@ export function saveHistory(path: string, newestFirst: readonly string[], limit:
     .slice(0, limit)
     .reverse();
   try {
-    mkdirSync(dirname(path), { recursive: true });
+    makeDirectory(dirname(path));
     const temporary = `${path}.${process.pid}.tmp`;
     writeFileSync(temporary, entries.length > 0 ? `${entries.join("\n")}\n` : "", { mode: 0o600 });
     renameSync(temporary, path);

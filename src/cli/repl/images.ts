@@ -1,6 +1,7 @@
 // Images in the REPL: inline through the kitty or iTerm2 protocol when the terminal says it speaks one, else a file.
-import { mkdirSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { makeDirectory } from "../../output/make-directory.js";
 
 /** The inline image protocols the REPL knows. */
 export type ImageProtocol = "kitty" | "iterm2";
@@ -70,8 +71,11 @@ export function encodeInlineImage(protocol: ImageProtocol, mime: string, base64:
     .join("")}\n`;
 }
 
-/** Where an image went. */
-export type ShownImage = { kind: "inline"; text: string } | { kind: "file"; path: string; mime: string };
+/** Where an image went; `failed` says why it could not be saved (the run goes on, the line says so). */
+export type ShownImage =
+  | { kind: "inline"; text: string }
+  | { kind: "file"; path: string; mime: string }
+  | { kind: "failed"; mime: string; reason: string };
 
 /** Shows images for one REPL run: inline when `protocol` is set and can draw the format, else files in `dir`. */
 export class ImageOutput {
@@ -101,11 +105,17 @@ export class ImageOutput {
       const text = encodeInlineImage(this.protocol, mime, data);
       if (text !== undefined) return { kind: "inline", text };
     }
-    return { kind: "file", path: this.save(mime, data), mime };
+    try {
+      return { kind: "file", path: this.save(mime, data), mime };
+    } catch (err) {
+      // A full disk or a directory that cannot be made must not end the cell's output, nor pass in silence.
+      const reason = err instanceof Error ? err.message : String(err);
+      return { kind: "failed", mime, reason: `${reason} (images go to ${this.dir})` };
+    }
   }
 
   private save(mime: string, data: string): string {
-    mkdirSync(this.dir, { recursive: true });
+    makeDirectory(this.dir);
     this.count += 1;
     const path = join(this.dir, `${this.stamp}-${this.count}.${EXTENSIONS[mime] ?? "bin"}`);
     const bytes = mime === "image/svg+xml" ? Buffer.from(data, "utf8") : Buffer.from(data, "base64");

@@ -10,6 +10,9 @@ import { DEFAULT_INTERRUPT_GRACE_MS } from "../../session/session-manager.js";
 import type { InterpreterResolver, KernelSpec, ResolvedInterpreter } from "../../session/session-types.js";
 import { type Completeness, checkJsComplete } from "./completeness.js";
 
+/** How long Tab waits for a kernel's completions. */
+const COMPLETE_TIMEOUT_MS = 2000;
+
 export interface ReplKernelConfig {
   python?: string;
   cwd: string;
@@ -83,12 +86,28 @@ export class ReplKernels {
     };
   }
 
-  /** Tab completion from the live Python namespace; nothing for JS (its kernel has no completion yet). */
+  /**
+   * Tab completion from the live namespace of `language`'s kernel, computed in the kernel. A kernel that does not
+   * answer within COMPLETE_TIMEOUT_MS (a cell holding the GIL, a synchronous JS loop) gives no matches rather
+   * than freezing the line editor, which waits for the answer.
+   */
   async complete(language: CellLanguage, line: string): Promise<{ start: number; matches: string[] }> {
-    if (language !== "py" || this.python === undefined || !this.python.isAlive) {
-      return { start: line.length, matches: [] };
+    const none = { start: line.length, matches: [] };
+    if (language === "js") {
+      // Tab before the first JS cell starts the kernel, as that cell would (about 100 ms, once).
+      if (this.js === undefined) await this.get("js").catch(() => undefined);
+      return this.js?.isAlive ? this.js.complete(line, line.length, COMPLETE_TIMEOUT_MS) : none;
     }
-    return this.python.complete(line);
+    if (this.python === undefined || !this.python.isAlive) return none;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<typeof none>((resolve) => {
+      timer = setTimeout(() => resolve(none), COMPLETE_TIMEOUT_MS);
+    });
+    try {
+      return await Promise.race([this.python.complete(line), late]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** The kernel for `language`, starting JS on first use. Python must have been started. */

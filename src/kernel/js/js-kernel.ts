@@ -27,6 +27,12 @@ export type { JsKernelOptions } from "./js-kernel-options.js";
 const STRAY_LIMIT_CHARS = 256 * 1024;
 let kernelSerial = 0;
 
+/** Tab completion: replace `code.slice(start, cursor)` with one of `matches`. */
+export interface Completion {
+  start: number;
+  matches: string[];
+}
+
 interface RunningCell {
   record: CellRecord;
   executionCount: number | null;
@@ -54,6 +60,8 @@ export class JsKernel implements Kernel {
   private exitListeners = new Set<(exit: KernelExit) => void>();
   private lastExit: KernelExit | undefined;
   private readonly columns = new CellColumnMap();
+  private readonly completers = new Map<string, (reply: Completion) => void>();
+  private completeSerial = 0;
 
   constructor(options: JsKernelOptions = {}) {
     this.options = validateOptions(options);
@@ -103,6 +111,31 @@ export class JsKernel implements Kernel {
     cell.escalation ??= setTimeout(() => {
       if (this.running === cell) void proc.stop(false);
     }, this.options.interruptGraceMs ?? 500);
+  }
+
+  /**
+   * Tab completion at `cursor` from the live context (names, properties, object keys, file paths); no user
+   * code runs. A synchronous loop in a running cell delays the answer: give up after `timeoutMs` with no matches.
+   */
+  complete(code: string, cursor = code.length, timeoutMs = 2000): Promise<Completion> {
+    const proc = this.proc;
+    const none = { start: cursor, matches: [] };
+    if (!this.isAlive || !proc) return Promise.resolve(none);
+    const id = `${this.name}-t${++this.completeSerial}`;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => settle(none), timeoutMs);
+      timer.unref();
+      const settle = (reply: Completion) => {
+        clearTimeout(timer);
+        this.completers.delete(id);
+        if (this.running === undefined && this.completers.size === 0) proc.setRef(false);
+        resolve(reply);
+      };
+      this.completers.set(id, settle);
+      // An idle kernel does not keep the host alive; a pending answer must, or a script's `await` ends with it.
+      proc.setRef(true);
+      proc.send({ type: "complete", id, code, cursor });
+    });
   }
 
   /** A fresh context: end the process (all state goes) and start a new one. */
@@ -320,6 +353,9 @@ export class JsKernel implements Kernel {
       case "call":
         void this.answerCall(frame.callId, frame.method, frame.params);
         return;
+      case "complete_reply":
+        this.completers.get(frame.id)?.({ start: frame.start, matches: frame.matches });
+        return;
       case "done": {
         const cell = this.running;
         if (!cell || cell.record.id !== frame.id) return;
@@ -374,6 +410,7 @@ export class JsKernel implements Kernel {
     if (this.proc !== proc) return;
     this.starting = undefined;
     this.lastExit = exit;
+    for (const settle of [...this.completers.values()]) settle({ start: 0, matches: [] });
     const cell = this.running;
     this.running = undefined;
     if (cell) cell.reject(this.deathError(exit));

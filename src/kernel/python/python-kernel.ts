@@ -1,87 +1,24 @@
 // One retained Python interpreter: spawn through the bootstrap, handshake, execute cells, interrupt, kill ladder.
 
-import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { basename, join } from "node:path";
-import type { CellErrorInfo, KernelOutput } from "../../contracts/outputs.js";
+import type { KernelOutput } from "../../contracts/outputs.js";
 import { EvalkitError } from "../../errors.js";
-import { DisplayRetention } from "../../output/display-retention.js";
-import { resolveEvalkitHome } from "../../runtime/python-candidates.js";
-import { buildSandboxArgv } from "../../runtime/sandbox-argv.js";
-import { requireSandboxFeatures, type SandboxFeatures } from "../../runtime/sandbox-probe.js";
-import type { ResolvedSandbox, ResourceLimits } from "../../runtime/sandbox-types.js";
+import { requireSandboxFeatures } from "../../runtime/sandbox-probe.js";
+import { CellRecord } from "../cell-record.js";
+import { answerHostCall } from "../host-calls.js";
 import type { ExecuteOptions, ExecuteOutcome, Kernel, KernelExit } from "../kernel.js";
-import { LineReader } from "../line-reader.js";
 import { signalGroup } from "../process-group.js";
-import { countOwnProcesses, KERNEL_TAG_NAME, killTaggedProcesses } from "../process-tree.js";
-import {
-  decodeRunnerFrame,
-  encodeHostFrame,
-  isPlainStreamLine,
-  type ReadyFrame,
-  type RunnerFrame,
-} from "../runner-frames.js";
-import { unwrapSandboxExit } from "../sandbox-exit.js";
-import { quoteForShell, shouldShellQuote } from "../shell-quote.js";
-import { buildRunnerBundle, loadBootstrap } from "./runner-bundle.js";
-
-/** Options for {@link PythonKernel}. */
-export interface PythonKernelOptions {
-  /** Interpreter to run (path or command name). */
-  python: string;
-  /** Extra interpreter arguments placed before `-u -c`. */
-  args?: string[];
-  /** Command prefix the interpreter runs through, e.g. `["docker", "exec", "-i", "box"]`. */
-  launcher?: string[];
-  /** Quote the interpreter command for a remote shell (default: automatic for `ssh`). */
-  launcherShellQuote?: boolean;
-  cwd?: string;
-  /** The child's complete environment (already filtered). Defaults to the parent's. */
-  env?: Record<string, string>;
-  /** Handshake deadline (default 15 s). */
-  startTimeoutMs?: number;
-  /** After an interrupt with no end of the cell, kill the kernel after this long (default 5000 ms). */
-  interruptGraceMs?: number;
-  /** Log every frame (truncated) to stderr; defaults to EVALKIT_PYTHON_IPC_TRACE=1. */
-  trace?: boolean;
-  /** Stream text kept per cell in `outcome.outputs` (default 1 MiB); everything still reaches `onOutput`. */
-  retainStreamBytes?: number;
-  /**
-   * Where the runner keeps its compiled modules between starts (saves compiling ~20 files at every start).
-   * Default `$EVALKIT_HOME/cache/runner-code` without a launcher, none with one; `false` turns it off.
-   */
-  codeCacheDir?: string | false;
-  /**
-   * Run the interpreter in a bubblewrap sandbox (docs/sandbox.md). `start()` fails with SANDBOX_UNAVAILABLE
-   * when none can be had. Not combined with a launcher.
-   */
-  sandbox?: ResolvedSandbox;
-  /** Resource limits the runner sets on itself before anything else (inherited by what the cells start). */
-  limits?: ResourceLimits;
-}
-
-/** What the runner reported about itself at start-up. */
-export interface PythonKernelInfo {
-  pid: number;
-  pythonVersion: string;
-  implementation: string;
-  executable: string;
-  protocol: number;
-  cwd: string;
-}
+import { countOwnProcesses } from "../process-tree.js";
+import { buildPythonCommand, buildRunnerConfig, withMallocTuning } from "./python-command.js";
+import type { PythonKernelInfo, PythonKernelOptions } from "./python-kernel-options.js";
+import { type CellFrame, PythonKernelProcess } from "./python-kernel-process.js";
+import { buildRunnerBundle } from "./runner-bundle.js";
 
 interface RunningCell {
-  id: string;
+  /** Its outputs, kept and passed on (cell-record.ts). */
+  record: CellRecord;
   /** Secret sent with the execute request; result/error/done frames without it were forged by the cell. */
   nonce: string;
-  options: ExecuteOptions;
-  outputs: KernelOutput[];
-  /** Bounds the displays kept in `outputs` (a loop of large displays must not grow the host). */
-  displays: DisplayRetention<KernelOutput>;
-  retainedStreamBytes: number;
-  outputsTruncated: boolean;
-  error?: CellErrorInfo;
-  startedAt: number;
   /** The runner has begun the cell (any frame of it arrived). */
   isStarted: boolean;
   calls: Map<string, AbortController>;
@@ -89,44 +26,22 @@ interface RunningCell {
   reject: (err: Error) => void;
 }
 
-const STDERR_TAIL_BYTES = 8192;
-
-/**
- * glibc malloc tuning for the runner, unless the environment sets its own: big frames (a base64 image) are
- * built from heap memory that stays mapped instead of fresh mmap()s whose page faults cost more than the
- * encoding on virtual machines (a 1 MB image: ~25 ms → ~6 ms in the runner). Keeps at most 32 MiB of
- * freed heap; allocations over 8 MiB are still mmap()ed and returned at once. The runner removes the
- * variables from os.environ at start-up, so cells and their children never see them.
- */
-const MALLOC_ENV: Record<string, string> = {
-  MALLOC_MMAP_THRESHOLD_: String(8 * 1024 * 1024),
-  MALLOC_TRIM_THRESHOLD_: String(32 * 1024 * 1024),
-};
 let kernelSerial = 0;
 
 /** A retained Python subprocess speaking evalkit's NDJSON protocol (docs/protocol.md). */
 export class PythonKernel implements Kernel {
   readonly language = "py" as const;
   info: PythonKernelInfo | undefined;
-  private child: ChildProcess | undefined;
+  private process: PythonKernelProcess | undefined;
   private readonly options: PythonKernelOptions;
-  private readonly reader = new LineReader();
   private readonly trace: boolean;
-  private stderrTail = "";
-  private kernelTag = "";
   private running: RunningCell | undefined;
   private queue: Promise<unknown> = Promise.resolve();
-  private exitInfo: KernelExit | undefined;
   private exitListeners = new Set<(exit: KernelExit) => void>();
-  private shutdownRequested = false;
-  private onReady: ((frame: ReadyFrame) => void) | undefined;
   private completions = new Map<string, (reply: { status: string; indent: string }) => void>();
   private completers = new Map<string, (reply: { start: number; matches: string[] }) => void>();
   private cellSerial = 0;
-  private addedEnv: string[] = [];
   private readonly name = `k${++kernelSerial}`;
-  /** The host's tasks when a sandboxed kernel with a process limit started (see runnerLimits). */
-  private processesBase: number | undefined;
 
   constructor(options: PythonKernelOptions) {
     this.options = options;
@@ -134,118 +49,44 @@ export class PythonKernel implements Kernel {
   }
 
   get isAlive(): boolean {
-    return this.child !== undefined && this.exitInfo === undefined && !this.shutdownRequested;
+    return this.process?.isAlive === true;
   }
 
   /** The runner's process id (the process-group id of everything the kernel started). */
   get pid(): number | undefined {
-    return this.child?.pid;
+    return this.process?.child.pid;
   }
 
   /** Spawn the interpreter, send the runner, wait for `ready`. */
   async start(): Promise<void> {
-    if (this.child) throw new EvalkitError("KERNEL_START_FAILED", "kernel already started");
+    if (this.process) throw new EvalkitError("KERNEL_START_FAILED", "kernel already started");
     if (this.options.sandbox && this.options.launcher?.length) {
       throw new EvalkitError("INVALID_INPUT", "sandbox: cannot be combined with a launcher", {
         field: "sandbox",
       });
     }
     const bwrap = this.options.sandbox ? await requireSandboxFeatures() : undefined;
-    const { command, args } = this.buildCommand(bwrap);
-    const baseEnv = this.options.env ?? (process.env as Record<string, string>);
-    const env = { ...baseEnv };
-    this.addedEnv = [];
-    for (const [name, value] of Object.entries(MALLOC_ENV)) {
-      if (baseEnv[name] === undefined) {
-        env[name] = value;
-        this.addedEnv.push(name);
-      }
-    }
-    // Inherited by everything the kernel starts: how its strays are found once it is gone (process-tree.ts).
-    this.kernelTag = randomBytes(8).toString("hex");
-    env[KERNEL_TAG_NAME] = this.kernelTag;
+    const { command, args } = buildPythonCommand(this.options, bwrap);
+    const { env, added } = withMallocTuning(this.options.env ?? (process.env as Record<string, string>));
     // The host's tasks, counted before the sandbox exists (inside, the runner counts its own), plus bwrap itself.
-    this.processesBase =
+    const processesBase =
       this.options.sandbox && this.options.limits?.processes !== undefined
         ? countOwnProcesses() + 1
         : undefined;
-    const child = spawn(command, args, {
-      cwd: this.options.cwd,
-      env,
-      stdio: ["pipe", "pipe", "pipe"],
-      detached: process.platform !== "win32",
-      windowsHide: true,
-    });
-    this.child = child;
-    const ready = new Promise<ReadyFrame>((resolve, reject) => {
-      this.onReady = resolve;
-      child.once("error", (err) => {
-        const isMissing = (err as NodeJS.ErrnoException).code === "ENOENT";
-        const isLauncher = (this.options.launcher?.length ?? 0) > 0;
-        if (isMissing && isLauncher) {
-          const message = `the launcher command ${command} was not found (--launcher / launcher option)`;
-          reject(new EvalkitError("LAUNCHER_NOT_FOUND", message, { command }, err));
-          return;
-        }
-        const code = isMissing ? "PYTHON_NOT_FOUND" : "KERNEL_START_FAILED";
-        reject(new EvalkitError(code, `could not start ${command}: ${err.message}`, { command }, err));
-      });
-      child.once("exit", (exitCode, signal) => {
-        const lost = this.lostConnectionCause(exitCode);
-        if (lost !== undefined) {
-          // ssh could not reach the far side: one line with ssh's own (last) words, not a kernel crash to retry.
-          // Its stderr may still be in flight when the exit is seen.
-          const fail = () => {
-            const lines = this.stderrTail.split("\n").filter((line) => line.trim() !== "");
-            const said = lines.at(-1)?.trim() ?? lost;
-            const message = `could not start the kernel through the launcher ${command}: ${said}`;
-            reject(
-              new EvalkitError("LAUNCHER_FAILED", message, {
-                exitCode,
-                stderrTail: this.stderrTail,
-                command,
-              }),
-            );
-          };
-          const timer = setTimeout(fail, 500);
-          child.stderr?.once("close", () => {
-            clearTimeout(timer);
-            fail();
-          });
-          return;
-        }
-        reject(
-          new EvalkitError(
-            "KERNEL_START_FAILED",
-            `python exited during start-up (${signal ?? `exit code ${exitCode}`})${this.stderrSummary()}`,
-            { exitCode, signal, stderrTail: this.stderrTail, command },
-          ),
-        );
-      });
-    });
-    child.stdout?.on("data", (chunk: Buffer) => this.onStdout(chunk));
-    child.stderr?.on("data", (chunk: Buffer) => this.onStderr(chunk));
-    child.stdin?.on("error", () => {
-      // EPIPE when the runner is gone; the exit handler reports it.
-    });
-    child.on("exit", (exitCode, signal) => this.onExitEvent(exitCode, signal));
-    child.stdin?.write(buildRunnerBundle(this.bundleConfig()));
-
-    const timeoutMs = this.options.startTimeoutMs ?? 15_000;
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        reject(
-          new EvalkitError(
-            "KERNEL_START_FAILED",
-            `python did not answer within ${timeoutMs} ms${this.stderrSummary()}`,
-            { stderrTail: this.stderrTail, command },
-          ),
-        );
-      }, timeoutMs);
-    });
+    const proc = new PythonKernelProcess(
+      this.options,
+      { command, args, env },
+      {
+        onFrame: (frame, isPlain) => this.onFrame(frame, isPlain),
+        onProtocolError: (err) => this.failProtocol(err),
+        onExit: (exit) => this.onProcessExit(exit),
+      },
+      this.trace,
+    );
+    this.process = proc;
+    const bundle = buildRunnerBundle(buildRunnerConfig(this.options, added, processesBase));
     try {
-      const frame = await Promise.race([ready, deadline]);
+      const frame = await proc.handshake(bundle, this.options.startTimeoutMs ?? 15_000);
       this.info = {
         pid: frame.pid,
         pythonVersion: frame.python,
@@ -257,9 +98,6 @@ export class PythonKernel implements Kernel {
     } catch (err) {
       await this.shutdown();
       throw err;
-    } finally {
-      clearTimeout(timer);
-      this.onReady = undefined;
     }
   }
 
@@ -271,22 +109,15 @@ export class PythonKernel implements Kernel {
   }
 
   private runCell(code: string, options: ExecuteOptions): Promise<ExecuteOutcome> {
-    if (!this.isAlive || !this.child?.stdin) {
+    if (!this.isAlive) {
       // `started: false` tells callers the cell never reached the kernel, so re-running it is safe.
       return Promise.reject(this.deadError("kernel is not running", { started: false }));
     }
     const id = `${this.name}-${++this.cellSerial}`;
     return new Promise<ExecuteOutcome>((resolve, reject) => {
-      const outputs: KernelOutput[] = [];
       const cell: RunningCell = {
-        id,
+        record: new CellRecord(id, options, this.options.retainStreamBytes),
         nonce: randomBytes(12).toString("hex"),
-        options,
-        outputs,
-        displays: new DisplayRetention(outputs),
-        retainedStreamBytes: 0,
-        outputsTruncated: false,
-        startedAt: performance.now(),
         isStarted: false,
         calls: new Map(),
         resolve,
@@ -329,15 +160,16 @@ export class PythonKernel implements Kernel {
   /** Ask the running cell to stop (SIGINT to the process group; the runner raises KeyboardInterrupt). */
   interrupt(): void {
     const cell = this.running;
-    if (!cell || !this.child || !this.isAlive) return;
+    const child = this.process?.child;
+    if (!cell || !child || !this.isAlive) return;
     // Nor does one reach into a sandbox (SIGINT would kill bwrap): there the runner signals its own group.
     if (process.platform === "win32" || this.options.launcher || this.options.sandbox || !cell.isStarted) {
       // No signal crosses a launcher or exists on Windows: the runner interrupts itself. Before the cell has
       // started, a SIGINT could land between cells (where it is ignored); the frame queues behind the execute
       // request instead, so it always reaches the cell it names.
-      this.send({ type: "interrupt", id: cell.id });
+      this.send({ type: "interrupt", id: cell.record.id });
     } else {
-      signalGroup(this.child, "SIGINT");
+      signalGroup(child, "SIGINT");
     }
   }
 
@@ -366,78 +198,19 @@ export class PythonKernel implements Kernel {
     });
   }
 
-  /** exit request → SIGTERM → SIGKILL, each to the whole process group, with short graces. */
+  /** exit request → SIGTERM → SIGKILL, each to the whole process group, with short graces (kill-ladder.ts). */
   async shutdown(): Promise<KernelExit | undefined> {
-    const child = this.child;
-    if (!child) return undefined;
-    this.shutdownRequested = true;
-    if (child.pid === undefined) return this.exitInfo; // spawn itself failed: there is no process
-    if (this.exitInfo === undefined) {
-      this.send({ type: "exit" });
-      child.stdin?.end();
-      if (!(await this.waitExit(1000))) {
-        signalGroup(child, "SIGTERM");
-        if (!(await this.waitExit(1000))) {
-          signalGroup(child, "SIGKILL");
-          await this.waitExit(5000);
-        }
-      }
-    }
-    // Stragglers in the group were killed when the exit was seen (onExitEvent). Never signal the group
-    // later: with a small pid_max the runner's pid (and so the group id) can belong to someone else by then.
-    return this.exitInfo;
+    return this.process?.shutdown();
   }
 
   onExit(listener: (exit: KernelExit) => void): () => void {
-    if (this.exitInfo) {
-      listener(this.exitInfo);
+    const exit = this.process?.exit;
+    if (exit) {
+      listener(exit);
       return () => undefined;
     }
     this.exitListeners.add(listener);
     return () => this.exitListeners.delete(listener);
-  }
-
-  private bundleConfig(): Record<string, unknown> {
-    const config: Record<string, unknown> = { cwd: this.options.cwd };
-    if (this.addedEnv.length > 0) config.dropEnv = this.addedEnv;
-    if (this.options.limits) config.limits = runnerLimits(this.options.limits, this.processesBase);
-    if (this.options.sandbox) config.interruptGroup = true;
-    const cache = this.options.codeCacheDir;
-    if (typeof cache === "string") config.codeCache = cache;
-    else if (cache === undefined && !this.options.launcher?.length) {
-      config.codeCache = join(resolveEvalkitHome(), "cache", "runner-code");
-    }
-    return config;
-  }
-
-  private buildCommand(bwrap?: SandboxFeatures): { command: string; args: string[] } {
-    const pythonArgs = [...(this.options.args ?? []), "-u", "-c", loadBootstrap()];
-    const launcher = bwrap === undefined ? this.options.launcher : this.sandboxPrefix(bwrap);
-    if (!launcher || launcher.length === 0) return { command: this.options.python, args: pythonArgs };
-    const [command, ...prefix] = launcher as [string, ...string[]];
-    const quote = this.options.launcherShellQuote ?? shouldShellQuote(command);
-    const tail = [this.options.python, ...pythonArgs];
-    return { command, args: [...prefix, ...(quote ? [quoteForShell(tail)] : tail)] };
-  }
-
-  private sandboxPrefix(features: SandboxFeatures): string[] {
-    const sandbox = this.options.sandbox as ResolvedSandbox;
-    const env = this.options.env ?? process.env;
-    const evalkitHome = resolveEvalkitHome(env);
-    const cache = this.options.codeCacheDir;
-    const codeCache = typeof cache === "string" ? cache : join(evalkitHome, "cache", "runner-code");
-    const memoryMb = this.options.limits?.memoryMb;
-    return buildSandboxArgv({
-      bwrap: features.bwrap,
-      sandbox,
-      cwd: this.options.cwd ?? process.cwd(),
-      executables: [this.options.python],
-      home: env.HOME,
-      evalkitHome,
-      readOnly: cache === false ? [] : [codeCache],
-      // Files in the private tmpfs mounts are memory too: under a memory limit each is capped at it.
-      tmpfsBytes: memoryMb !== undefined && features.sizedTmpfs ? memoryMb * 1024 * 1024 : undefined,
-    });
   }
 
   private async killAfterInterrupt(cell: RunningCell): Promise<void> {
@@ -448,52 +221,17 @@ export class PythonKernel implements Kernel {
         new EvalkitError(
           "KERNEL_DIED",
           `the cell did not stop within ${this.options.interruptGraceMs ?? 5000} ms of the interrupt; kernel killed, state lost`,
-          { killed: true, ...this.exitDetails() },
+          { killed: true, ...this.process?.exitDetails() },
         ),
       );
     }
   }
 
   private send(frame: Record<string, unknown>): void {
-    const stdin = this.child?.stdin;
-    if (!stdin || stdin.destroyed || !stdin.writable) return;
-    const line = encodeHostFrame(frame);
-    if (this.trace) process.stderr.write(`evalkit host >> ${line.slice(0, 300).trimEnd()}\n`);
-    stdin.write(line);
+    this.process?.send(frame);
   }
 
-  private onStdout(chunk: Buffer): void {
-    let lines: Buffer[];
-    try {
-      lines = this.reader.push(chunk);
-    } catch (err) {
-      this.failProtocol(err as EvalkitError);
-      return;
-    }
-    for (const line of lines) {
-      const text = line.toString("utf8");
-      if (this.trace) process.stderr.write(`evalkit host << ${text.slice(0, 300)}\n`);
-      let frame: RunnerFrame;
-      try {
-        frame = decodeRunnerFrame(text);
-      } catch (err) {
-        if (this.info === undefined) {
-          // Before `ready`, something (a sitecustomize, a launcher banner) printed to stdout: keep it for diagnostics.
-          this.appendStderr(`[stdout before ready] ${text}\n`);
-          continue;
-        }
-        this.failProtocol(err as EvalkitError);
-        return;
-      }
-      this.onFrame(frame, (frame.type === "stdout" || frame.type === "stderr") && isPlainStreamLine(line));
-    }
-  }
-
-  private onFrame(frame: RunnerFrame, isPlain = false): void {
-    if (frame.type === "ready") {
-      this.onReady?.(frame);
-      return;
-    }
+  private onFrame(frame: CellFrame, isPlain: boolean): void {
     if (frame.type === "complete_reply") {
       this.completers.get(frame.id)?.({ start: frame.start, matches: frame.matches });
       this.completers.delete(frame.id);
@@ -509,7 +247,7 @@ export class PythonKernel implements Kernel {
       return;
     }
     const cell = this.running;
-    if (frame.type === "call" && (!cell || frame.id !== cell.id)) {
+    if (frame.type === "call" && (!cell || frame.id !== cell.record.id)) {
       // A thread of a finished cell is waiting on this call: answer, or it waits forever.
       this.send({
         type: "reply",
@@ -519,7 +257,7 @@ export class PythonKernel implements Kernel {
       });
       return;
     }
-    if (!cell || frame.id !== cell.id) return; // late frames of an abandoned cell
+    if (!cell || frame.id !== cell.record.id) return; // late frames of an abandoned cell
     cell.isStarted = true;
     if (
       (frame.type === "result" || frame.type === "error" || frame.type === "done") &&
@@ -554,8 +292,12 @@ export class PythonKernel implements Kernel {
         this.addOutput(cell, { type: "clear_output", wait: frame.wait });
         return;
       case "error":
-        cell.error = { ename: frame.ename, evalue: frame.evalue, traceback: frame.traceback };
-        this.addOutput(cell, { type: "error", ...cell.error });
+        this.addOutput(cell, {
+          type: "error",
+          ename: frame.ename,
+          evalue: frame.evalue,
+          traceback: frame.traceback,
+        });
         return;
       case "call":
         void this.answerCall(cell, frame.callId, frame.method, frame.params);
@@ -569,13 +311,7 @@ export class PythonKernel implements Kernel {
       case "done":
         this.running = undefined;
         cell.resolve({
-          status: frame.status,
-          cancelled: frame.cancelled,
-          executionCount: frame.executionCount,
-          outputs: cell.outputs,
-          ...(cell.error ? { error: cell.error } : {}),
-          durationMs: performance.now() - cell.startedAt,
-          ...(cell.outputsTruncated ? { outputsTruncated: true } : {}),
+          ...cell.record.outcome(frame.status, frame.cancelled, frame.executionCount),
           ...(frame.usage ? { usage: frame.usage } : {}),
         });
         return;
@@ -589,24 +325,7 @@ export class PythonKernel implements Kernel {
   }
 
   private addOutput(cell: RunningCell, output: KernelOutput): void {
-    cell.options.onOutput?.(output);
-    if (output.type === "stream") {
-      const limit = this.options.retainStreamBytes ?? 1024 * 1024;
-      cell.retainedStreamBytes += output.text.length;
-      if (cell.retainedStreamBytes > limit) {
-        cell.outputsTruncated = true;
-        return;
-      }
-      const last = cell.outputs[cell.outputs.length - 1];
-      if (last?.type === "stream" && last.name === output.name) {
-        last.text += output.text;
-        return;
-      }
-      cell.outputs.push({ type: "stream", name: output.name, text: output.text }); // the hint is for live use only
-      return;
-    }
-    cell.displays.keep(output);
-    if (cell.displays.budget.dropped > 0) cell.outputsTruncated = true;
+    cell.record.add(output);
   }
 
   private async answerCall(
@@ -618,14 +337,9 @@ export class PythonKernel implements Kernel {
     const controller = new AbortController();
     cell.calls.set(callId, controller);
     try {
-      if (!cell.options.onCall)
-        throw new EvalkitError("INVALID_INPUT", `no host handler registered for ${method}()`);
-      const value = await cell.options.onCall({ method, params, signal: controller.signal });
-      this.send({ type: "reply", callId, ok: true, value: value === undefined ? null : value });
-    } catch (err) {
-      const name = err instanceof Error ? err.name : "Error";
-      const message = err instanceof Error ? err.message : String(err);
-      this.send({ type: "reply", callId, ok: false, error: { name, message } });
+      this.send(
+        await answerHostCall(cell.record.options, { callId, method, params, signal: controller.signal }),
+      );
     } finally {
       cell.calls.delete(callId);
     }
@@ -633,13 +347,14 @@ export class PythonKernel implements Kernel {
 
   private async answerInput(cell: RunningCell, prompt: string, password: boolean) {
     try {
-      if (!cell.options.onInputRequest) throw new Error("stdin is not available");
-      const value = await cell.options.onInputRequest(prompt, password);
-      this.send({ type: "input_reply", id: cell.id, value });
+      const onInputRequest = cell.record.options.onInputRequest;
+      if (!onInputRequest) throw new Error("stdin is not available");
+      const value = await onInputRequest(prompt, password);
+      this.send({ type: "input_reply", id: cell.record.id, value });
     } catch (err) {
       this.send({
         type: "input_reply",
-        id: cell.id,
+        id: cell.record.id,
         error: err instanceof Error ? err.message : String(err),
       });
     }
@@ -652,98 +367,22 @@ export class PythonKernel implements Kernel {
     cell?.reject(err);
   }
 
-  private onStderr(chunk: Buffer): void {
-    const text = chunk.toString("utf8");
-    if (this.trace) process.stderr.write(`evalkit runner stderr: ${text}`);
-    this.appendStderr(text);
-  }
-
-  private appendStderr(text: string): void {
-    this.stderrTail = (this.stderrTail + text).slice(-STDERR_TAIL_BYTES);
-  }
-
-  private onExitEvent(rawCode: number | null, rawSignal: NodeJS.Signals | null): void {
-    const { exitCode, signal } = this.options.sandbox
-      ? unwrapSandboxExit(rawCode, rawSignal)
-      : { exitCode: rawCode, signal: rawSignal };
-    this.exitInfo = { exitCode, signal, requested: this.shutdownRequested, stderrTail: this.stderrTail };
-    const cause = this.shutdownRequested
-      ? undefined
-      : (this.limitCause(signal) ?? this.lostConnectionCause(exitCode));
-    if (cause !== undefined) this.exitInfo.cause = cause;
+  private onProcessExit(exit: KernelExit): void {
     const cell = this.running;
     this.running = undefined;
     for (const resolve of this.completions.values()) resolve({ status: "invalid", indent: "" });
     this.completions.clear();
     for (const resolve of this.completers.values()) resolve({ start: 0, matches: [] });
     this.completers.clear();
-    // Children the cell left in the group (the runner was killed before it could take them along), and
-    // those that left the group (own session, orphaned background jobs), found by the tag they inherited.
-    if (this.child) signalGroup(this.child, "SIGKILL");
-    killTaggedProcesses(this.kernelTag);
     cell?.reject(this.deadError("kernel died while the cell was running"));
-    for (const listener of this.exitListeners) listener(this.exitInfo);
+    for (const listener of this.exitListeners) listener(exit);
     this.exitListeners.clear();
   }
 
-  /** ssh exits with 255 for its own failures (connection refused, dropped, auth): the far side is unreachable. */
-  private lostConnectionCause(exitCode: number | null): string | undefined {
-    const program = this.options.launcher?.[0];
-    if (program === undefined || exitCode !== 255 || basename(program) !== "ssh") return undefined;
-    return "lost the connection through the launcher: ssh exited with code 255";
-  }
-
-  private waitExit(ms: number): Promise<boolean> {
-    if (this.exitInfo) return Promise.resolve(true);
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => resolve(false), ms);
-      this.child?.once("exit", () => {
-        clearTimeout(timer);
-        resolve(true);
-      });
-    });
-  }
-
-  private exitDetails(): Record<string, unknown> {
-    return {
-      exitCode: this.exitInfo?.exitCode ?? null,
-      signal: this.exitInfo?.signal ?? null,
-      requested: this.exitInfo?.requested ?? this.shutdownRequested,
-      stderrTail: this.stderrTail,
-      ...(this.exitInfo?.cause ? { cause: this.exitInfo.cause } : {}),
-    };
-  }
-
   private deadError(message: string, extra: Record<string, unknown> = {}): EvalkitError {
-    const cause =
-      this.exitInfo?.signal ?? (this.exitInfo ? `exit code ${this.exitInfo.exitCode}` : "not started");
-    return new EvalkitError("KERNEL_DIED", `${message} (${cause})${this.stderrSummary()}`, {
-      ...this.exitDetails(),
-      ...extra,
-    });
-  }
-
-  /** Why a death may have been a limit: the exit notice names the limit the kernel ran under. */
-  private limitCause(signal: NodeJS.Signals | null): string | undefined {
-    const limits = this.options.limits;
-    if (!limits) return undefined;
-    if (signal === "SIGXCPU" && limits.cpuSeconds) return `CPU time limit ${limits.cpuSeconds} s reached`;
-    if (limits.memoryMb)
-      return `possibly out of memory: the kernel ran under a memory limit ${limits.memoryMb} MB`;
-    return undefined;
-  }
-
-  private stderrSummary(): string {
-    const tail = this.stderrTail.trim();
-    if (!tail) return "";
-    const lines = tail.split("\n").slice(-5).join("\n");
-    return `\n${lines}`;
+    if (this.process) return this.process.deadError(message, extra);
+    return new EvalkitError("KERNEL_DIED", `${message} (not started)`, { ...extra });
   }
 }
 
-/** The limits as the runner reads them; in a sandbox the host counts the user's tasks (the runner sees few). */
-function runnerLimits(limits: ResourceLimits, processesBase: number | undefined): Record<string, unknown> {
-  const config: Record<string, unknown> = { ...limits };
-  if (processesBase !== undefined) config.processesBase = processesBase;
-  return config;
-}
+export type { PythonKernelInfo, PythonKernelOptions } from "./python-kernel-options.js";

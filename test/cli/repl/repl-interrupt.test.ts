@@ -3,9 +3,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt } from "../../helpers/build.js";
 import { TEST_PYTHON } from "../../helpers/interpreters.js";
-import { killPanes, ReplPane } from "../../helpers/repl-pane.js";
+import { titleWithSkip } from "../../helpers/libraries.js";
+import { killPanes, ReplPane, tmuxSkipReason } from "../../helpers/repl-pane.js";
 
-describe("evalkit repl interrupts", () => {
+const noTmux = tmuxSkipReason();
+
+describe.skipIf(noTmux !== undefined)(titleWithSkip("evalkit repl interrupts", noTmux), () => {
   let repl: ReplPane;
   let timed: ReplPane;
 
@@ -63,6 +66,33 @@ describe("evalkit repl interrupts", () => {
     await timed.waitFor(/settings\['learning_rate'\]\s*$/);
     timed.send("Enter");
     await timed.waitFor(/Out\[\d+\]: 0\.1/);
+  }, 60_000);
+
+  it("completes JavaScript names, properties, keys and paths with Tab after :js", async () => {
+    await timed.waitForPrompt();
+    timed.type(":js");
+    await timed.waitFor(/js \[\d+\]:\s*$/, 30_000);
+    timed.send("-l", "JSON.stri"); // before the first JS cell: Tab starts the kernel
+    timed.send("Tab");
+    await timed.waitFor(/JSON\.stringify\s*$/, 30_000);
+    timed.send("C-u");
+    timed.type("const settings = { learning_rate: 0.1 }; const dataframe_rows = 7");
+    await timed.waitFor(/js \[\d+\]:\s*$/, 30_000);
+    timed.send("-l", "dataframe_r");
+    timed.send("Tab");
+    await timed.waitFor(/dataframe_rows\s*$/);
+    timed.send("-l", " + settings['lea");
+    timed.send("Tab");
+    await timed.waitFor(/settings\['learning_rate'\]\s*$/);
+    timed.send("Enter");
+    await timed.waitFor(/7\.1\n/);
+    await timed.waitFor(/js \[\d+\]:\s*$/);
+    timed.send("-l", "require('./package.js");
+    timed.send("Tab");
+    await timed.waitFor(/require\('\.\/package\.json\s*$/);
+    timed.send("C-u");
+    timed.type(":py");
+    await timed.waitFor(/In \[\d+\]:\s*$/);
   }, 60_000);
 
   it("prints a [timeout] notice with the KeyboardInterrupt traceback when --timeout passes", async () => {

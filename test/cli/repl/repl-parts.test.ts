@@ -161,6 +161,14 @@ describe("images", () => {
     expect(kitty.show("image/svg+xml", "<svg/>").kind).toBe("file");
     expect(kitty.show("image/png", PNG_BASE64).kind).toBe("inline");
   });
+
+  it("reports an image it cannot save instead of throwing", () => {
+    writeFileSync(join(dir, "in-the-way"), "x");
+    const images = new ImageOutput({ protocol: undefined, dir: join(dir, "in-the-way", "images") });
+    const shown = images.show("image/png", PNG_BASE64);
+    expect(shown).toMatchObject({ kind: "failed", mime: "image/png" });
+    if (shown.kind === "failed") expect(shown.reason).toMatch(/ENOTDIR.*images go to/);
+  });
 });
 
 describe("commands and prompts", () => {

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt } from "../../helpers/build.js";
 import { DEBIAN_PYTHON, TEST_PYTHON as PYTHON } from "../../helpers/interpreters.js";
 import { librarySkipReason, titleWithSkip } from "../../helpers/libraries.js";
-import { EXIT_MARK, killPanes, ReplPane } from "../../helpers/repl-pane.js";
+import { EXIT_MARK, killPanes, ReplPane, tmuxSkipReason } from "../../helpers/repl-pane.js";
 
 function isProcessAlive(pid: number): boolean {
   if (!existsSync(`/proc/${pid}`)) return false;
@@ -20,7 +20,9 @@ function isProcessAlive(pid: number): boolean {
 
 const plotSkip = librarySkipReason(DEBIAN_PYTHON, ["matplotlib"]);
 
-describe("evalkit repl in a terminal", () => {
+const noTmux = tmuxSkipReason();
+
+describe.skipIf(noTmux !== undefined)(titleWithSkip("evalkit repl in a terminal", noTmux), () => {
   let repl: ReplPane;
   let plots: ReplPane;
 

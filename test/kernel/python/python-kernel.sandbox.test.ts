@@ -15,7 +15,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import type { ExecuteOutcome } from "../../../src/kernel/kernel.js";
-import { probeSandbox } from "../../../src/runtime/sandbox-probe.js";
 import { startKernel } from "../../helpers/python.js";
 import { isSandboxRequired, sandboxSkipReason } from "../../helpers/sandbox.js";
 

@@ -1,0 +1,47 @@
+// PythonKernel's constructor options and what the runner reports about itself at start-up.
+import type { ResolvedSandbox, ResourceLimits } from "../../runtime/sandbox-types.js";
+
+/** Options for {@link PythonKernel}. */
+export interface PythonKernelOptions {
+  /** Interpreter to run (path or command name). */
+  python: string;
+  /** Extra interpreter arguments placed before `-u -c`. */
+  args?: string[];
+  /** Command prefix the interpreter runs through, e.g. `["docker", "exec", "-i", "box"]`. */
+  launcher?: string[];
+  /** Quote the interpreter command for a remote shell (default: automatic for `ssh`). */
+  launcherShellQuote?: boolean;
+  cwd?: string;
+  /** The child's complete environment (already filtered). Defaults to the parent's. */
+  env?: Record<string, string>;
+  /** Handshake deadline (default 15 s). */
+  startTimeoutMs?: number;
+  /** After an interrupt with no end of the cell, kill the kernel after this long (default 5000 ms). */
+  interruptGraceMs?: number;
+  /** Log every frame (truncated) to stderr; defaults to EVALKIT_PYTHON_IPC_TRACE=1. */
+  trace?: boolean;
+  /** Stream text kept per cell in `outcome.outputs` (default 1 MiB); everything still reaches `onOutput`. */
+  retainStreamBytes?: number;
+  /**
+   * Where the runner keeps its compiled modules between starts (saves compiling ~20 files at every start).
+   * Default `$EVALKIT_HOME/cache/runner-code` without a launcher, none with one; `false` turns it off.
+   */
+  codeCacheDir?: string | false;
+  /**
+   * Run the interpreter in a bubblewrap sandbox (docs/sandbox.md). `start()` fails with SANDBOX_UNAVAILABLE
+   * when none can be had. Not combined with a launcher.
+   */
+  sandbox?: ResolvedSandbox;
+  /** Resource limits the runner sets on itself before anything else (inherited by what the cells start). */
+  limits?: ResourceLimits;
+}
+
+/** What the runner reported about itself at start-up. */
+export interface PythonKernelInfo {
+  pid: number;
+  pythonVersion: string;
+  implementation: string;
+  executable: string;
+  protocol: number;
+  cwd: string;
+}
