@@ -71,7 +71,10 @@ export class JsKernel implements Kernel {
     return this.proc !== undefined && !this.proc.hasExited && !this.isClosed;
   }
 
-  /** The kernel process's id (the process-group id of everything it started). */
+  /**
+   * The id of the process the host started: the subreaper parent where there is one, else node itself; either
+   * way the process-group id of everything the kernel started. A cell's `process.pid` is node's.
+   */
   get pid(): number | undefined {
     return this.proc?.child.pid;
   }
