@@ -15,8 +15,9 @@ runner as its only child and stays, doing nothing until a signal or the host's h
   runner and the whole tree are killed;
 - then it exits with the runner's exit status, or dies of the runner's signal, so the host sees the runner's end.
 
-It ignores SIGINT, SIGTERM and SIGHUP, which the host sends to the kernel's process group (interrupts, the kill
-ladder): the runner takes them, and this process follows once it is gone. Where prctl is unavailable (not
+It ignores every signal but SIGKILL (and the faults): the host sends SIGINT and SIGTERM to the kernel's process
+group (interrupts, the kill ladder), a cell may signal its own group; the runner takes them, and this process
+follows once it is gone. Only the host's last rung, after it killed everything below this process, is SIGKILL. Where prctl is unavailable (not
 Linux) it simply becomes the runner (exec), as if it had never been there.
 """
 
@@ -28,8 +29,8 @@ import _signal as signal  # `signal` imports enum, ~2 ms of every JS kernel's st
 PR_SET_CHILD_SUBREAPER = 36
 CHANNEL_FD = 3
 PARENT_CHECK_MS = 1000
-IGNORED = ("SIGINT", "SIGTERM", "SIGHUP")
-HANDED_DOWN = IGNORED + ("SIGPIPE", "SIGXFSZ")  # Python ignores these two; the runner gets the defaults
+# Kept: SIGCHLD (its wake-up), SIGKILL and SIGSTOP (cannot be caught), and the faults (ignoring them is undefined).
+KEPT = ("SIGCHLD", "SIGKILL", "SIGSTOP", "SIGSEGV", "SIGBUS", "SIGFPE", "SIGILL")
 
 
 def prctl(option, value):
@@ -51,10 +52,8 @@ def main(argv):
     if not prctl(PR_SET_CHILD_SUBREAPER, 1) or not hasattr(os, "posix_spawnp"):
         os.execvp(argv[0], argv)
     # Ignored before the spawn, so a group signal in between cannot end this process; the child gets defaults.
-    for name in IGNORED:
-        signal.signal(getattr(signal, name), signal.SIG_IGN)
+    handed = _ignore_signals()
     watch = _private_channel()  # before any fd of ours exists, so fd 3 cannot be one of them
-    handed = [getattr(signal, name) for name in HANDED_DOWN if hasattr(signal, name)]
     wake_r, wake_w = os.pipe()
     os.set_blocking(wake_r, False)
     os.set_blocking(wake_w, False)
@@ -70,6 +69,25 @@ def main(argv):
         return _wait_for(runner, wake_r, watch)
     finally:
         kill_tree()
+
+
+def _ignore_signals():
+    """Ignore every signal that could end this process but SIGKILL; the list, for the runner to get defaults.
+
+    The host signals the kernel's group (SIGINT for interrupts, SIGTERM in the kill ladder), and so may a cell
+    (`process.kill(0, "SIGUSR1")`): the runner takes them; this process must live on to clean up after it.
+    """
+    kept = set(getattr(signal, name) for name in KEPT if hasattr(signal, name))
+    ignored = []
+    for number in range(1, getattr(signal, "NSIG", 65)):
+        if number in kept:
+            continue
+        try:
+            signal.signal(number, signal.SIG_IGN)
+        except (OSError, ValueError, RuntimeError):
+            continue  # reserved by the C library (32, 33), or not a signal here
+        ignored.append(number)
+    return ignored
 
 
 def _private_channel():

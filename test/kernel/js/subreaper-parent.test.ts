@@ -26,8 +26,9 @@ function parentOf(pid: number): number {
 }
 
 // A daemon in a session of its own whose parent exits at once: adopted by the subreaper parent, if there is one.
+// Without the kernel's tag in its environment, so even a root host's tag scan cannot find it: only the tree can.
 const ORPHAN =
-  "const out = require('node:child_process').execFileSync('sh', ['-c', 'setsid sleep 300 </dev/null >/dev/null 2>&1 & echo $!'], { encoding: 'utf8' });\n" +
+  "const out = require('node:child_process').execFileSync('sh', ['-c', 'env -u EVALKIT_KERNEL_TAG setsid sleep 300 </dev/null >/dev/null 2>&1 & echo $!'], { encoding: 'utf8' });\n" +
   "Number(out.trim())";
 
 describe.skipIf(!isLinux)("the JS kernel's subreaper parent", () => {
@@ -62,6 +63,22 @@ describe.skipIf(!isLinux)("the JS kernel's subreaper parent", () => {
     } finally {
       await kernel.shutdown();
     }
+  });
+
+  it("outlives a signal a cell sends to its own group, ends the daemon, and reports the kernel's signal", async () => {
+    const kernel = new JsKernel();
+    const exits: Array<NodeJS.Signals | null> = [];
+    kernel.onExit((exit) => exits.push(exit.signal));
+    const daemon = Number(resultOf(await kernel.execute(ORPHAN)));
+    expect(await waitFor(() => parentOf(daemon) === kernel.pid, 5000)).toBe(true);
+    await expect(
+      kernel.execute("process.kill(0, 'SIGALRM'); await new Promise(() => {})"),
+    ).rejects.toMatchObject({
+      code: "KERNEL_DIED",
+    });
+    expect(await waitFor(() => !isProcessAlive(daemon), 5000), `daemon ${daemon} still runs`).toBe(true);
+    expect(exits).toEqual(["SIGALRM"]);
+    await kernel.shutdown();
   });
 
   it("rejects a subreaperPython that is neither a path nor false, naming the option", () => {
