@@ -1,8 +1,9 @@
 // The one way a kernel's process tree ends, for Python and JS alike: exit request, TERM, the tree below the
 // kernel, KILL of the group, then the tag scan for what left the group.
 import type { ChildProcess } from "node:child_process";
+import { killDescendants, killOutsideGroup } from "./descendants.js";
 import { signalGroup } from "./process-group.js";
-import { killDescendants, killTaggedProcesses } from "./process-tree.js";
+import { killTaggedProcesses } from "./process-tree.js";
 
 /** How long each rung waits for the process to go. */
 export interface LadderGraces {
@@ -25,9 +26,9 @@ export interface LadderTarget {
 
 /**
  * exit request → SIGTERM → SIGKILL, each to the whole process group, with the graces in between. Before the
- * SIGKILL, everything below the kernel process is killed while the tree is intact: a subreaper's adopted
- * orphans (the JS kernel's subreaper parent, the Python runner) are only findable as its children, and the
- * group's SIGKILL would hand them to init.
+ * SIGTERM, what is below the kernel but outside its group is killed; before the SIGKILL, everything below it:
+ * while the tree is intact, because a subreaper's adopted orphans (the JS kernel's subreaper parent, the Python
+ * runner) are only findable as its children, and the runner's death would hand them to init.
  */
 export async function climbKillLadder(target: LadderTarget, graces: LadderGraces = {}): Promise<void> {
   if (target.child.pid === undefined) return; // spawn itself failed: there is no process
@@ -35,6 +36,8 @@ export async function climbKillLadder(target: LadderTarget, graces: LadderGraces
     target.requestExit();
     if (await target.waitExit(graces.exitMs ?? 1000)) return;
   }
+  // What the group's TERM does not reach goes first, while the kernel still holds it (see killOutsideGroup).
+  if (isRunning(target.child)) await killOutsideGroup(target.child.pid);
   signalGroup(target.child, "SIGTERM");
   if (await target.waitExit(graces.termMs ?? 1000)) return;
   await killKernelNow(target.child);
@@ -43,10 +46,13 @@ export async function climbKillLadder(target: LadderTarget, graces: LadderGraces
 
 /** SIGKILL for the kernel's whole tree: what is below its process first (while it lives), then its group. */
 export async function killKernelNow(child: ChildProcess): Promise<void> {
-  if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) {
-    await killDescendants(child.pid);
-  }
+  if (isRunning(child)) await killDescendants(child.pid);
   signalGroup(child, "SIGKILL");
+}
+
+/** Not yet reaped, so its pid is still its own (never walk a tree from a pid that may be someone else's). */
+function isRunning(child: ChildProcess): child is ChildProcess & { pid: number } {
+  return child.pid !== undefined && child.exitCode === null && child.signalCode === null;
 }
 
 /**

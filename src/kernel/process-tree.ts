@@ -1,4 +1,4 @@
-// Finds what a kernel started through /proc (Linux), so processes that left its group die with it.
+// Finds what a Python kernel started through /proc (Linux), so processes that left its group die with it.
 import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
 
 /** The environment variable the host sets on each runner; every process the kernel starts inherits it. */
@@ -86,92 +86,6 @@ export function killTaggedProcesses(tag: string): number {
     }
   }
   return killed;
-}
-
-/** Every task's children of `pid`, or undefined when the kernel has no children files (CONFIG_PROC_CHILDREN). */
-function childrenOf(pid: number): number[] | undefined {
-  let tasks: string[];
-  try {
-    tasks = readdirSync(`/proc/${pid}/task`);
-  } catch {
-    return []; // gone meanwhile
-  }
-  const found: number[] = [];
-  for (const task of tasks) {
-    try {
-      const text = readFileSync(`/proc/${pid}/task/${task}/children`, "latin1").trim();
-      if (text !== "") for (const child of text.split(" ")) found.push(Number(child));
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "ENOENT" && task === String(pid)) return undefined;
-    }
-  }
-  return found;
-}
-
-/** Parent of each process, from /proc/<pid>/stat: the slow way, where children files are missing. */
-function childrenByScan(): Map<number, number[]> {
-  const children = new Map<number, number[]>();
-  for (const pid of listPids()) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      children.set(ppid, [...(children.get(ppid) ?? []), pid]);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return children;
-}
-
-/** Pids below `root`, parents before children (Linux; empty elsewhere). */
-export function findDescendants(root: number): number[] {
-  if (!hasProc) return [];
-  let scanned: Map<number, number[]> | undefined;
-  const found: number[] = [];
-  const todo = [root];
-  for (let pid = todo.pop(); pid !== undefined; pid = todo.pop()) {
-    let below = scanned ? scanned.get(pid) : childrenOf(pid);
-    if (below === undefined && !scanned) {
-      scanned = childrenByScan();
-      below = scanned.get(pid);
-    }
-    found.push(...(below ?? []));
-    todo.push(...(below ?? []));
-  }
-  return found;
-}
-
-/**
- * SIGKILLs everything below `root` while `root` still lives, so its tree is intact: a subreaper's adopted
- * orphans (a double-forked daemon whose environment hides its tag) are only findable as its children. Orphans of
- * the killed go back to the subreaper, so the walk repeats (1 ms apart, at most `rounds` times) until nothing
- * below `root` is alive. Resolves to the number of signals sent.
- */
-export async function killDescendants(root: number, rounds = 200): Promise<number> {
-  let killed = 0;
-  for (let round = 0; round < rounds; round++) {
-    const alive = findDescendants(root).filter((pid) => !isZombie(pid));
-    if (alive.length === 0) break;
-    for (const pid of alive) {
-      try {
-        process.kill(pid, "SIGKILL");
-        killed++;
-      } catch {
-        // exited meanwhile
-      }
-    }
-    await new Promise((resolve) => setTimeout(resolve, 1));
-  }
-  return killed;
-}
-
-function isZombie(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
-    return stat[stat.lastIndexOf(")") + 2] === "Z";
-  } catch {
-    return true; // gone
-  }
 }
 
 /**

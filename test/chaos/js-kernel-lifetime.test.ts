@@ -143,9 +143,11 @@ async function expectNothingLeft(mode: string, expectedStatus: string | undefine
   if (!sandboxed) {
     expect(daemonPid).toBe(daemon);
     expect(sessionOf(daemon)).not.toBe(sessionOf(kernel));
-    const parent = parentOf(kernel);
-    expect(readFileSync(`/proc/${parent}/cmdline`, "utf8")).toContain("subreaper_parent.py");
-    // Adopted: the double fork handed the daemon to the kernel's subreaper parent, not to init.
+    // Adopted: the double fork handed the daemon to the kernel's subreaper parent (the runner itself for
+    // Python), not to init.
+    const parent = mode === "py-stuck" ? kernel : parentOf(kernel);
+    if (mode !== "py-stuck")
+      expect(readFileSync(`/proc/${parent}/cmdline`, "utf8")).toContain("subreaper_parent.py");
     expect(parentOf(daemon)).toBe(parent);
   }
   if (isRoot) {
@@ -219,6 +221,14 @@ describe("chaos: a JS kernel's double-forked daemon, host unprivileged", () => {
   it.skipIf(!runs || sandboxSkipReason !== "")(
     `is gone after dispose() of a sandboxed kernel ${sandboxSkipReason}`,
     () => expectNothingLeft("sandbox", "disposed"),
+    90_000,
+  );
+});
+
+describe("chaos: a Python kernel's double-forked daemon, host unprivileged", () => {
+  it.skipIf(noUnprivilegedHost !== undefined)(
+    "is gone once a timeout kills a runner stuck in C code holding the GIL (SIGTERM ends it outright)",
+    () => expectNothingLeft("py-stuck", "killed"),
     90_000,
   );
 });
