@@ -21,12 +21,15 @@ let cachedPython: string | null | undefined;
 export function subreaperPython(choice: string | false | undefined): string | null {
   if (choice === false || process.platform !== "linux" || !hasScript()) return null;
   if (choice !== undefined) return choice;
-  if (cachedPython === undefined) {
-    const candidates = [...SYSTEM_PYTHONS, ...findAllOnPath("python3", process.env)];
-    cachedPython =
-      candidates.find((file) => isExecutableFile(file) && detectShim(file) === undefined) ?? null;
-  }
+  cachedPython ??= findSubreaperPython(process.env);
   return cachedPython;
+}
+
+/** The automatic choice for an environment (`evalkit doctor` shows it): null when there is none or not on Linux. */
+export function findSubreaperPython(env: NodeJS.ProcessEnv): string | null {
+  if (process.platform !== "linux" || !hasScript()) return null;
+  const candidates = [...SYSTEM_PYTHONS, ...findAllOnPath("python3", env)];
+  return candidates.find((file) => isExecutableFile(file) && detectShim(file) === undefined) ?? null;
 }
 
 let scriptFound: boolean | undefined;
