@@ -1,10 +1,10 @@
 "use strict";
-// Entry of the JS kernel process (docs/protocol.md): `node main.cjs <sync-nonce> [status-mime]`.
+// Entry of the JS kernel process (docs/protocol.md): `node main.cjs <sync-nonce> [status-mime] [host-pid]`.
 // fd 0 is /dev/null, fd 1 and fd 2 are the host's capture pipes, fd 3 carries frames both ways.
 
 const channel = require("./channel.cjs");
 
-const { endEverything } = require("./reap.cjs");
+const { endEverything, killOwnTree } = require("./reap.cjs");
 
 channel.configure(process.argv[2] || "", endEverything);
 
@@ -15,12 +15,14 @@ const { setStatusMime, settleCall } = require("./prelude.cjs");
 
 if (process.argv[3]) setStatusMime(process.argv[3]);
 
-// A cell must not signal the host, nor every process it may reach; its own group is its own business.
-const hostPid = process.ppid;
+// A cell must not signal the host, nor every process it may reach; its own group is its own business. The
+// parent is the host, or the subreaper parent between them (the host's pid comes as argv[4] then).
+const parentPid = process.ppid;
+const protectedPids = [parentPid, Number(process.argv[4]) || parentPid].filter((pid) => pid > 1);
 function guardSignals(original) {
   return function kill(pid, ...rest) {
     const target = Number(pid);
-    if (target === -1 || (hostPid > 1 && (target === hostPid || target === -hostPid))) {
+    if (target === -1 || protectedPids.includes(Math.abs(target))) {
       const error = new Error(
         "process.kill(" + pid + ") would signal the evalkit host or every process, so it was refused",
       );
@@ -37,6 +39,8 @@ process.on("uncaughtException", (err) =>
 );
 process.on("unhandledRejection", (reason) => reportStray("Unhandled promise rejection:\n", reason));
 process.on("SIGINT", () => interruptCell(undefined));
+// process.exit() in a cell, the exit frame: what the cells started goes too (no help from the parent needed).
+process.on("exit", killOwnTree);
 
 const context = createCellContext();
 let queue = Promise.resolve();
@@ -63,16 +67,17 @@ channel.listen((frame) => {
 
 channel.send({ type: "ready", pid: process.pid, node: process.version, protocol: 1, cwd: process.cwd() });
 
-// A host that dies without closing fd 3 cleanly, or while a cell spins: a thread notices the new parent.
+// A host (or subreaper parent) that dies without closing fd 3 cleanly, or while a cell spins: a thread notices
+// the new parent.
 setImmediate(() => {
   const { Worker } = require("node:worker_threads");
   const source =
     "const { workerData } = require('node:worker_threads');" +
-    "setInterval(() => { if (process.ppid !== workerData.hostPid) require(workerData.reap).endEverything() }, 250);";
+    "setInterval(() => { if (process.ppid !== workerData.parentPid) require(workerData.reap).endEverything() }, 250);";
   const reap = require("node:path").join(__dirname, "reap.cjs");
   const watcher = new Worker(source, {
     eval: true,
-    workerData: { hostPid, reap },
+    workerData: { parentPid, reap },
     stdout: true,
     stderr: true,
   });

@@ -1,5 +1,6 @@
 // `evalkit doctor`: which interpreter evalkit would run, why, what was rejected on the way, and what the kernel's env hides.
 import { isEvalkitError } from "../errors.js";
+import { findSubreaperPython } from "../kernel/js/subreaper-parent.js";
 import { buildKernelEnv } from "../runtime/child-env.js";
 import { isSecretName } from "../runtime/env-filter.js";
 import type { PythonCandidateReport, PythonReport, ResolvedPython } from "../runtime/python-types.js";
@@ -55,6 +56,7 @@ export function formatDoctorReport(
   report: PythonReport,
   envSummary: KernelEnvSummary,
   sandbox?: SandboxProbe,
+  subreaperPython?: string | null,
 ): string {
   const lines: string[] = [];
   const chosen = report.chosen;
@@ -90,6 +92,15 @@ export function formatDoctorReport(
       sandbox.ok ? `  available: ${sandbox.bwrap} works here` : `  not available: ${sandbox.reason}`,
     );
   }
+  if (subreaperPython !== undefined) {
+    lines.push("");
+    lines.push("JavaScript kernels");
+    lines.push(
+      subreaperPython !== null
+        ? `  subreaper parent  ${subreaperPython} (daemons a cell double-forks end with the kernel)`
+        : "  subreaper parent  none (Linux with a python3 3.8+ needed): a daemon a cell double-forks and makes non-dumpable can outlive the kernel unless it runs sandboxed or the host is root (docs/javascript.md)",
+    );
+  }
   if (!chosen) {
     lines.push("");
     lines.push(
@@ -120,15 +131,16 @@ export async function runDoctor(
   }
   const envSummary = summarizeKernelEnv(report.chosen, env);
   const probe = await probeSandbox(env);
+  const subreaperPython = findSubreaperPython(env);
   if (args.json) {
     const sandbox = probe.ok
       ? { available: true, bwrap: probe.bwrap }
       : { available: false, reason: probe.reason };
     io.stdout(
-      `${JSON.stringify({ ok: report.chosen !== undefined, ...report, kernelEnv: envSummary, sandbox })}\n`,
+      `${JSON.stringify({ ok: report.chosen !== undefined, ...report, kernelEnv: envSummary, sandbox, jsKernel: { subreaperPython } })}\n`,
     );
   } else {
-    io.stdout(formatDoctorReport(report, envSummary, probe));
+    io.stdout(formatDoctorReport(report, envSummary, probe, subreaperPython));
   }
   return report.chosen ? 0 : 1;
 }

@@ -1,6 +1,7 @@
-// The one way a kernel's process tree ends, for Python and JS alike: exit request, TERM, KILL of the group,
-// then the tag scan for what left the group.
+// The one way a kernel's process tree ends, for Python and JS alike: exit request, TERM, the tree below the
+// kernel, KILL of the group, then the tag scan for what left the group.
 import type { ChildProcess } from "node:child_process";
+import { killDescendants, killOutsideGroup } from "./descendants.js";
 import { signalGroup } from "./process-group.js";
 import { killTaggedProcesses } from "./process-tree.js";
 
@@ -23,17 +24,35 @@ export interface LadderTarget {
   waitExit: (ms: number) => Promise<boolean>;
 }
 
-/** exit request → SIGTERM → SIGKILL, each to the whole process group, with the graces in between. */
+/**
+ * exit request → SIGTERM → SIGKILL, each to the whole process group, with the graces in between. Before the
+ * SIGTERM, what is below the kernel but outside its group is killed; before the SIGKILL, everything below it:
+ * while the tree is intact, because a subreaper's adopted orphans (the JS kernel's subreaper parent, the Python
+ * runner) are only findable as its children, and the runner's death would hand them to init.
+ */
 export async function climbKillLadder(target: LadderTarget, graces: LadderGraces = {}): Promise<void> {
   if (target.child.pid === undefined) return; // spawn itself failed: there is no process
   if (target.requestExit) {
     target.requestExit();
     if (await target.waitExit(graces.exitMs ?? 1000)) return;
   }
+  // What the group's TERM does not reach goes first, while the kernel still holds it (see killOutsideGroup).
+  if (isRunning(target.child)) await killOutsideGroup(target.child.pid);
   signalGroup(target.child, "SIGTERM");
   if (await target.waitExit(graces.termMs ?? 1000)) return;
-  signalGroup(target.child, "SIGKILL");
+  await killKernelNow(target.child);
   await target.waitExit(graces.killMs ?? 5000);
+}
+
+/** SIGKILL for the kernel's whole tree: what is below its process first (while it lives), then its group. */
+export async function killKernelNow(child: ChildProcess): Promise<void> {
+  if (isRunning(child)) await killDescendants(child.pid);
+  signalGroup(child, "SIGKILL");
+}
+
+/** Not yet reaped, so its pid is still its own (never walk a tree from a pid that may be someone else's). */
+function isRunning(child: ChildProcess): child is ChildProcess & { pid: number } {
+  return child.pid !== undefined && child.exitCode === null && child.signalCode === null;
 }
 
 /**

@@ -2,7 +2,7 @@
 import { mkdirSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { runDoctor } from "../../src/cli/doctor.js";
+import { formatDoctorReport, runDoctor } from "../../src/cli/doctor.js";
 import {
   FIXTURES,
   makeEnv,
@@ -89,6 +89,18 @@ describe("evalkit doctor", () => {
     expect(report.chosen.versionTuple[0]).toBe(3);
     expect(report.candidates.length).toBeGreaterThanOrEqual(6);
     expect(report.kernelEnv.passed).toContain("PYTHONUNBUFFERED");
+    if (process.platform === "linux") expect(report.jsKernel.subreaperPython).toMatch(/python3$/);
+  });
+
+  it("names the JS kernels' subreaper parent, or says what is lost without one", () => {
+    const report = { candidates: [] };
+    const env = { passed: [], withheldSecrets: [] };
+    expect(formatDoctorReport(report, env, undefined, "/usr/bin/python3")).toContain(
+      "JavaScript kernels\n  subreaper parent  /usr/bin/python3 (daemons a cell double-forks end with the kernel)\n",
+    );
+    expect(formatDoctorReport(report, env, undefined, null)).toMatch(
+      /subreaper parent {2}none \(Linux with a python3 3\.8\+ needed\): a daemon a cell double-forks and makes non-dumpable can outlive the kernel/,
+    );
   });
 
   it("exits 2 with a message on stderr for a working directory that does not exist", async () => {

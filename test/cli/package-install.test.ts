@@ -73,6 +73,15 @@ describe("the packed package, installed into an empty folder", () => {
     const js = run(evalkitBin, ["exec", "--lang", "js", "-c", "console.log('js', 6 * 7)", "--json"], app);
     expect(js.status, js.stderr).toBe(0);
     expect(JSON.parse(js.stdout).cells[0].text).toBe("js 42\n");
+    if (process.platform === "linux") {
+      // The JS kernel's subreaper parent ships with the package (python/subreaper_parent.py) and runs.
+      const parent =
+        "require('fs').readFileSync('/proc/' + process.ppid + '/cmdline', 'latin1').split('\\0')[3]";
+      const wrapped = run(evalkitBin, ["exec", "--lang", "js", "-c", parent, "--json"], app);
+      expect(JSON.parse(wrapped.stdout).cells[0].text).toBe(
+        `'${path.join(app, "node_modules", "evalkit", "python", "subreaper_parent.py")}'\n`,
+      );
+    }
   }, 120_000);
 
   it("serves the eval tool with evalkit mcp", async (ctx) => {

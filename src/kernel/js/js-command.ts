@@ -15,9 +15,13 @@ export interface JsCommandOptions {
   statusMime: string;
   /** Command prefix (`prlimit --as=…`, `bwrap …`); it must keep fd 3 open for the runner. */
   launcher?: string[];
+  /** The subreaper parent (`python -I -S subreaper_parent.py`), right before node, after the launcher. */
+  parent?: string[];
+  /** The host's pid, which a cell may not signal (the runner's own parent is the subreaper parent then). */
+  hostPid?: number;
 }
 
-/** `[launcher...] node --max-old-space-size=N <runner-js/main.cjs> <nonce> <status mime>` */
+/** `[launcher...] [parent...] node --max-old-space-size=N <runner-js/main.cjs> <nonce> <status mime> [host pid]` */
 export function buildJsKernelCommand(options: JsCommandOptions): { command: string; args: string[] } {
   const argv = [
     options.node,
@@ -25,8 +29,9 @@ export function buildJsKernelCommand(options: JsCommandOptions): { command: stri
     JS_RUNNER_MAIN,
     options.syncNonce,
     options.statusMime,
+    ...(options.hostPid !== undefined ? [String(options.hostPid)] : []),
   ];
-  const full = [...(options.launcher ?? []), ...argv];
+  const full = [...(options.launcher ?? []), ...(options.parent ?? []), ...argv];
   const [command, ...args] = full as [string, ...string[]];
   return { command, args };
 }

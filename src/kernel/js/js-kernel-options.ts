@@ -28,6 +28,11 @@ export interface JsKernelOptions {
   sandbox?: ResolvedSandbox;
   /** CPU seconds and process limits, set through `prlimit` (util-linux); the memory limit is `memoryMb`. */
   limits?: Pick<ResourceLimits, "cpuSeconds" | "processes">;
+  /**
+   * Python 3.8+ that runs the kernel's subreaper parent, which ends double-forked daemons with the kernel (Linux;
+   * default: a system `python3`, else one on PATH; `false`: none). Not used in the sandbox or with a `launcher`.
+   */
+  subreaperPython?: string | false;
 }
 
 const optionsSchema = z.object({
@@ -47,6 +52,7 @@ const optionsSchema = z.object({
       processes: z.number().int().positive().optional(),
     })
     .optional(),
+  subreaperPython: z.union([z.string().min(1), z.literal(false)]).optional(),
 });
 
 /** Returns the options unchanged, or throws INVALID_INPUT naming the offending field. */

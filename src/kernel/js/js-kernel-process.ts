@@ -5,7 +5,7 @@ import type { Socket } from "node:net";
 import { STATUS_MIME } from "../../contracts/outputs.js";
 import { EvalkitError } from "../../errors.js";
 import type { KernelExit } from "../kernel.js";
-import { climbKillLadder, reapKernelTree, waitForChildExit } from "../kill-ladder.js";
+import { climbKillLadder, killKernelNow, reapKernelTree, waitForChildExit } from "../kill-ladder.js";
 import { LineReader } from "../line-reader.js";
 import { watchMemory } from "../memory-watch.js";
 import { signalGroup } from "../process-group.js";
@@ -26,6 +26,8 @@ export interface JsProcessConfig {
   maxHeapMb: number;
   memoryMb: number;
   launcher?: string[];
+  /** The subreaper parent's command prefix (subreaper-parent.ts), when the kernel runs under one. */
+  parent?: string[];
   /** The launcher is a bubblewrap sandbox: signals go to the sandbox's own process group (docs/sandbox.md). */
   sandboxed?: boolean;
   /** A launcher no signal crosses (`ssh`, `docker exec`); `prlimit` and the sandbox are not remote. */
@@ -68,6 +70,7 @@ export class JsKernelProcess {
       syncNonce: nonce,
       statusMime: STATUS_MIME,
       ...(config.launcher ? { launcher: config.launcher } : {}),
+      ...(config.parent ? { parent: config.parent, hostPid: process.pid } : {}),
     });
     this.merger = new OrderedChannels(nonce, (item) => this.deliver(item));
     // Inherited by everything the kernel starts: how its strays are found once it is gone (process-tree.ts).
@@ -97,6 +100,10 @@ export class JsKernelProcess {
     this.channel.on("data", (chunk: Buffer) => this.onChannel(chunk));
     this.channel.on("error", () => undefined); // EPIPE once the runner is gone; the exit reports it
     this.child.on("exit", (code, signal) => void this.onProcessExit(code, signal));
+    // A spawn that failed (ENOENT) has no process and may never emit "exit": without this, stop() waited forever.
+    this.child.once("error", () => {
+      if (this.child.pid === undefined) void this.onProcessExit(null, null);
+    });
   }
 
   get stderr(): string {
@@ -185,7 +192,7 @@ export class JsKernelProcess {
       if (watched !== undefined) {
         this.stopWatch = watchMemory(watched, this.config.memoryMb * 1024 * 1024, (rss) => {
           this.oomCause = `out of memory: the kernel's resident memory reached ${Math.round(rss / 1048576)} MB, over its memory limit ${this.config.memoryMb} MB`;
-          signalGroup(this.child, "SIGKILL");
+          void killKernelNow(this.child);
         });
       }
       this.settleReady?.(info);
@@ -195,6 +202,7 @@ export class JsKernelProcess {
   }
 
   private async onProcessExit(rawCode: number | null, rawSignal: NodeJS.Signals | null): Promise<void> {
+    if (this.exited) return;
     const { exitCode, signal } = this.config.sandboxed
       ? unwrapSandboxExit(rawCode, rawSignal)
       : { exitCode: rawCode, signal: rawSignal };

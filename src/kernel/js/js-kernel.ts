@@ -19,6 +19,7 @@ import { type JsKernelOptions, memoryLimits, validateOptions } from "./js-kernel
 import { JsKernelProcess } from "./js-kernel-process.js";
 import { rewriteJsCell } from "./js-rewrite.js";
 import type { ChannelItem } from "./ordered-channels.js";
+import { subreaperPrefix, subreaperPython } from "./subreaper-parent.js";
 
 export type { JsKernelOptions } from "./js-kernel-options.js";
 
@@ -70,7 +71,10 @@ export class JsKernel implements Kernel {
     return this.proc !== undefined && !this.proc.hasExited && !this.isClosed;
   }
 
-  /** The kernel process's id (the process-group id of everything it started). */
+  /**
+   * The id of the process the host started: the subreaper parent where there is one, else node itself; either
+   * way the process-group id of everything the kernel started. A cell's `process.pid` is node's.
+   */
   get pid(): number | undefined {
     return this.proc?.child.pid;
   }
@@ -174,7 +178,10 @@ export class JsKernel implements Kernel {
     // user namespace, where the OS counts only that namespace's tasks against RLIMIT_NPROC.
     const inOwnUserNs =
       wrapped !== undefined && this.options.sandbox !== undefined && makesUserNamespace(wrapped[0]);
-    const limits = limitPrefix(this.options.limits, () => (inOwnUserNs ? 1 : countOwnProcesses()));
+    // The sandbox's PID namespace already ends everything with the kernel; a custom launcher may lack Python.
+    const python = wrapped === undefined ? subreaperPython(this.options.subreaperPython) : null;
+    const ownTasks = JS_KERNEL_TASKS + (python === null ? 0 : 1);
+    const limits = limitPrefix(this.options.limits, ownTasks, () => (inOwnUserNs ? 1 : countOwnProcesses()));
     const launcher = this.options.sandbox ? [...(wrapped ?? []), ...limits] : [...limits, ...(wrapped ?? [])];
     const proc: JsKernelProcess = new JsKernelProcess({
       node: this.options.node ?? process.execPath,
@@ -183,6 +190,7 @@ export class JsKernel implements Kernel {
       maxHeapMb,
       memoryMb,
       ...(launcher?.length ? { launcher } : {}),
+      ...(python !== null ? { parent: subreaperPrefix(python) } : {}),
       ...(this.options.sandbox ? { sandboxed: true } : {}),
       ...(!this.options.sandbox && this.options.launcher?.length ? { isRemote: true } : {}),
       ...(this.options.limits?.cpuSeconds ? { cpuSeconds: this.options.limits.cpuSeconds } : {}),
@@ -432,7 +440,7 @@ export class JsKernel implements Kernel {
   }
 }
 
-/** Tasks a JS kernel needs for itself (node's ~7 threads, libuv's pool of 4), beyond what its cells start. */
+/** Tasks a JS kernel needs for itself (node's ~7 threads, libuv's pool of 4), beyond what its cells start (+1 parent). */
 const JS_KERNEL_TASKS = 12;
 
 /** bwrap makes a user namespace unless it runs as root or is installed setuid root. */
@@ -450,7 +458,7 @@ function makesUserNamespace(bwrap: string | undefined): boolean {
  * starts; `baseTasks` says what RLIMIT_NPROC already counts. No prlimit while a limit is asked for:
  * INVALID_INPUT naming the limit.
  */
-function limitPrefix(limits: JsKernelOptions["limits"], baseTasks: () => number): string[] {
+function limitPrefix(limits: JsKernelOptions["limits"], ownTasks: number, baseTasks: () => number): string[] {
   if (!limits?.cpuSeconds && !limits?.processes) return [];
   const prlimit = findOnPath("prlimit", process.env);
   if (prlimit === undefined) {
@@ -466,6 +474,6 @@ function limitPrefix(limits: JsKernelOptions["limits"], baseTasks: () => number)
   const args = [prlimit];
   if (limits.cpuSeconds) args.push(`--cpu=${limits.cpuSeconds}:${limits.cpuSeconds + 2}`);
   // RLIMIT_NPROC counts threads: the kernel's own are not the cell's N.
-  if (limits.processes) args.push(`--nproc=${baseTasks() + JS_KERNEL_TASKS + limits.processes}`);
+  if (limits.processes) args.push(`--nproc=${baseTasks() + ownTasks + limits.processes}`);
   return [...args, "--"];
 }
