@@ -10,6 +10,7 @@ import { buildSandboxArgv } from "../../runtime/sandbox-argv.js";
 import { requireSandboxFeatures } from "../../runtime/sandbox-probe.js";
 import type { ResolvedSandbox } from "../../runtime/sandbox-types.js";
 import { CellRecord } from "../cell-record.js";
+import { answerHostCall } from "../host-calls.js";
 import type { ExecuteOptions, ExecuteOutcome, Kernel, KernelExit } from "../kernel.js";
 import { countOwnProcesses } from "../process-tree.js";
 import { decodeRunnerFrame } from "../runner-frames.js";
@@ -393,20 +394,14 @@ export class JsKernel implements Kernel {
 
   private async answerCall(callId: string, method: string, params: Record<string, unknown>): Promise<void> {
     const cell = this.running;
-    let reply: Record<string, unknown>;
-    try {
-      if (!cell)
-        throw new EvalkitError("INVALID_INPUT", `${method}() can only be called while a cell is running`);
-      if (!cell.record.options.onCall)
-        throw new EvalkitError("INVALID_INPUT", `no host handler registered for ${method}()`);
-      const value = await cell.record.options.onCall({ method, params, signal: cell.calls.signal });
-      reply = { type: "reply", callId, ok: true, value: value === undefined ? null : value };
-    } catch (err) {
-      const name = err instanceof Error ? err.name : "Error";
-      const message = err instanceof Error ? err.message : String(err);
-      reply = { type: "reply", callId, ok: false, error: { name, message } };
+    if (!cell) {
+      const message = `${method}() can only be called while a cell is running`;
+      this.proc?.send({ type: "reply", callId, ok: false, error: { name: "EvalkitError", message } });
+      return;
     }
-    this.proc?.send(reply);
+    this.proc?.send(
+      await answerHostCall(cell.record.options, { callId, method, params, signal: cell.calls.signal }),
+    );
   }
 
   private onProcessExit(proc: JsKernelProcess, exit: KernelExit): void {
