@@ -21,11 +21,13 @@ class InterruptGate(object):
         # Sandboxed kernels cannot receive the host's SIGINT; interrupt frames signal the runner's group instead.
         self.signal_group = signal_group
         self._dropped_hooks = None
+        # One bound method, kept: `self.on_sigint` makes a new object each time, so `is` would never match it.
+        self._handler = self.on_sigint
 
     def claim(self):
         """Puts the gate's handler back: a cell may have installed its own (or SIG_IGN/SIG_DFL)."""
-        if hasattr(signal, "SIGINT") and signal.getsignal(signal.SIGINT) is not self.on_sigint:
-            signal.signal(signal.SIGINT, self.on_sigint)
+        if hasattr(signal, "SIGINT") and signal.getsignal(signal.SIGINT) is not self._handler:
+            signal.signal(signal.SIGINT, self._handler)
 
     def take(self):
         """An execute request was read: a SIGINT from now on is meant for the cell it starts."""
