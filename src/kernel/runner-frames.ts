@@ -2,7 +2,7 @@
 
 import { isAscii } from "node:buffer";
 import type { CellUsage } from "../contracts/cell-result.js";
-import type { MimeBundle } from "../contracts/outputs.js";
+import type { KernelOutput, MimeBundle } from "../contracts/outputs.js";
 import { EvalkitError } from "../errors.js";
 
 export interface ReadyFrame {
@@ -194,4 +194,17 @@ function decodeUsage(raw: Record<string, unknown>): CellUsage {
 /** Serialise a host → runner request as one line. */
 export function encodeHostFrame(frame: Record<string, unknown>): string {
   return `${JSON.stringify(frame)}\n`;
+}
+
+/** The output a `display` or `result` frame stands for (both runners send the same shape). */
+export function outputOfDisplayFrame(
+  frame: Extract<RunnerFrame, { type: "display" | "result" }>,
+): KernelOutput {
+  return {
+    type: frame.type,
+    data: frame.bundle,
+    ...(frame.metadata ? { metadata: frame.metadata } : {}),
+    ...(frame.displayId !== undefined ? { displayId: frame.displayId } : {}),
+    ...(frame.update ? { update: true as const } : {}),
+  };
 }

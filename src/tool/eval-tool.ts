@@ -157,16 +157,7 @@ export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
     }
     try {
       if (isDisposed) throw new EvalkitError("DISPOSED", "the eval tool was disposed");
-      // Asked for and not available: the whole call fails, before any cell runs (never unsandboxed).
-      if (config.sandbox !== undefined) {
-        await requireSandbox();
-        // A layout that would undo the sandbox (cwd `/` or the home) fails the call too, not its first cell.
-        checkSandboxLayout({
-          sandbox: config.sandbox,
-          cwd: config.cwd,
-          home: config.env.HOME ?? process.env.HOME,
-        });
-      }
+      if (config.sandbox !== undefined) await checkSandboxPreconditions(config);
       // A job may have started while this call waited for the previous one.
       assertSessionFree(manager.jobs, group);
       // Read (at most once a second): a secret set in the host environment after the tool was created is still hidden.
@@ -236,15 +227,8 @@ export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
       try {
         const route = await backends.route(undefined);
         if (route.kind !== "run" || isDisposed) return;
-        if (config.sandbox !== undefined) {
-          // The checks a call makes before its first cell: never warm a kernel the call would refuse.
-          await requireSandbox();
-          checkSandboxLayout({
-            sandbox: config.sandbox,
-            cwd: config.cwd,
-            home: config.env.HOME ?? process.env.HOME,
-          });
-        }
+        // The checks a call makes before its first cell: never warm a kernel the call would refuse.
+        if (config.sandbox !== undefined) await checkSandboxPreconditions(config);
         await manager.warm({ sessionId: config.sessionId, cwd: config.cwd, language: route.language });
       } catch {
         // The first call starts the kernel again and reports why it cannot.
@@ -263,6 +247,16 @@ export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
       return disposing;
     },
   };
+}
+
+/**
+ * Asked for and not available: the call fails before any cell runs (never unsandboxed); a layout that would undo
+ * the sandbox (cwd `/`, the home) fails it too.
+ */
+async function checkSandboxPreconditions(config: ResolvedToolOptions): Promise<void> {
+  if (config.sandbox === undefined) return;
+  await requireSandbox();
+  checkSandboxLayout({ sandbox: config.sandbox, cwd: config.cwd, home: config.env.HOME ?? process.env.HOME });
 }
 
 function buildManagerOptions(config: ResolvedToolOptions): SessionManagerOptions {

@@ -13,7 +13,7 @@ import { CellRecord } from "../cell-record.js";
 import { answerHostCall } from "../host-calls.js";
 import type { ExecuteOptions, ExecuteOutcome, Kernel, KernelExit } from "../kernel.js";
 import { countOwnProcesses } from "../process-tree.js";
-import { decodeRunnerFrame } from "../runner-frames.js";
+import { decodeRunnerFrame, outputOfDisplayFrame } from "../runner-frames.js";
 import { CellColumnMap } from "./cell-columns.js";
 import { JS_RUNNER_MAIN } from "./js-command.js";
 import { type JsKernelOptions, memoryLimits, validateOptions } from "./js-kernel-options.js";
@@ -338,13 +338,7 @@ export class JsKernel implements Kernel {
     switch (frame.type) {
       case "display":
       case "result":
-        this.routeOutput({
-          type: frame.type,
-          data: frame.bundle,
-          ...(frame.metadata ? { metadata: frame.metadata } : {}),
-          ...(frame.displayId !== undefined ? { displayId: frame.displayId } : {}),
-          ...(frame.update ? { update: true as const } : {}),
-        });
+        this.routeOutput(outputOfDisplayFrame(frame));
         return;
       case "error":
         this.routeOutput({

@@ -4,22 +4,24 @@ import { join } from "node:path";
 import { resolveEvalkitHome } from "../../runtime/python-candidates.js";
 import { buildSandboxArgv } from "../../runtime/sandbox-argv.js";
 import type { SandboxFeatures } from "../../runtime/sandbox-probe.js";
-import type { ResolvedSandbox, ResourceLimits } from "../../runtime/sandbox-types.js";
+import type { ResolvedSandbox } from "../../runtime/sandbox-types.js";
 import { quoteForShell, shouldShellQuote } from "../shell-quote.js";
+import type { PythonKernelOptions } from "./python-kernel-options.js";
 import { loadBootstrap } from "./runner-bundle.js";
 
 /** The options of {@link PythonKernel} that decide how it starts. */
-export interface PythonStartOptions {
-  python: string;
-  args?: string[];
-  launcher?: string[];
-  launcherShellQuote?: boolean;
-  cwd?: string;
-  env?: Record<string, string>;
-  codeCacheDir?: string | false;
-  sandbox?: ResolvedSandbox;
-  limits?: ResourceLimits;
-}
+export type PythonStartOptions = Pick<
+  PythonKernelOptions,
+  | "python"
+  | "args"
+  | "launcher"
+  | "launcherShellQuote"
+  | "cwd"
+  | "env"
+  | "codeCacheDir"
+  | "sandbox"
+  | "limits"
+>;
 
 /**
  * glibc malloc tuning for the runner, unless the environment sets its own: big frames (a base64 image) are

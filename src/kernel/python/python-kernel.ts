@@ -9,6 +9,7 @@ import { answerHostCall } from "../host-calls.js";
 import type { ExecuteOptions, ExecuteOutcome, Kernel, KernelExit } from "../kernel.js";
 import { signalGroup } from "../process-group.js";
 import { countOwnProcesses } from "../process-tree.js";
+import { outputOfDisplayFrame } from "../runner-frames.js";
 import { buildPythonCommand, buildRunnerConfig, withMallocTuning } from "./python-command.js";
 import type { PythonKernelInfo, PythonKernelOptions } from "./python-kernel-options.js";
 import { type CellFrame, PythonKernelProcess } from "./python-kernel-process.js";
@@ -280,13 +281,7 @@ export class PythonKernel implements Kernel {
         return;
       case "display":
       case "result":
-        this.addOutput(cell, {
-          type: frame.type,
-          data: frame.bundle,
-          ...(frame.metadata ? { metadata: frame.metadata } : {}),
-          ...(frame.displayId !== undefined ? { displayId: frame.displayId } : {}),
-          ...(frame.update ? { update: true as const } : {}),
-        });
+        this.addOutput(cell, outputOfDisplayFrame(frame));
         return;
       case "clear_output":
         this.addOutput(cell, { type: "clear_output", wait: frame.wait });
