@@ -2,13 +2,14 @@
 import * as z from "zod";
 import type { CellLanguage } from "../contracts/cell-result.js";
 import { EvalkitError } from "../errors.js";
+import { clampTimeoutSec, DEFAULT_MAX_TIMEOUT_SEC, DEFAULT_TIMEOUT_SEC } from "../session/idle-timeout.js";
 import { clampLine } from "../text/text-lines.js";
 import { firstIssueField, formatZodIssues } from "./format-issues.js";
 
+// The session layer owns timeouts (defaults and the one clamp); the schema applies them as it parses.
+export { DEFAULT_MAX_TIMEOUT_SEC };
 /** Default per-cell timeout in seconds. */
-export const DEFAULT_CELL_TIMEOUT_SEC = 30;
-/** Default ceiling for timeouts in seconds. */
-export const DEFAULT_MAX_TIMEOUT_SEC = 3600;
+export const DEFAULT_CELL_TIMEOUT_SEC = DEFAULT_TIMEOUT_SEC;
 
 /** One cell after validation: aliases mapped, timeout clamped. */
 export interface EvalCellInput {
@@ -70,7 +71,7 @@ export function createEvalInputSchema(options: EvalInputSchemaOptions = {}) {
   const languages =
     options.languages && options.languages.length > 0 ? options.languages : (["py", "js"] as const);
   const maxTimeout = options.maxTimeout ?? DEFAULT_MAX_TIMEOUT_SEC;
-  const defaultTimeout = Math.min(options.defaultTimeout ?? DEFAULT_CELL_TIMEOUT_SEC, maxTimeout);
+  const defaultTimeout = clampTimeoutSec(options.defaultTimeout, maxTimeout, DEFAULT_CELL_TIMEOUT_SEC);
   const accepted = languages.flatMap((l) => [l, ALIASES[l]]) as [string, ...string[]];
   const expected = `expected ${describeLanguages(languages)}`;
 
@@ -87,7 +88,7 @@ export function createEvalInputSchema(options: EvalInputSchemaOptions = {}) {
     );
   const timeout = z
     .number()
-    .transform((value) => Math.min(maxTimeout, Math.max(1, value)))
+    .transform((value) => clampTimeoutSec(value, maxTimeout))
     .describe(
       `Seconds this cell may run (default ${defaultTimeout}); values are clamped to 1..${maxTimeout}.`,
     );
@@ -121,7 +122,7 @@ export function createEvalInputSchema(options: EvalInputSchemaOptions = {}) {
         ),
       timeout: z
         .number()
-        .transform((value) => Math.min(maxTimeout, Math.max(1, value)))
+        .transform((value) => clampTimeoutSec(value, maxTimeout))
         .optional()
         .describe(`Default timeout in seconds for cells that set none (clamped to 1..${maxTimeout}).`),
       reset: z.boolean().optional().describe("Restart each interpreter before its first cell in this call."),
