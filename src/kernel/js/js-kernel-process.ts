@@ -1,6 +1,5 @@
 // One JS kernel process: spawn in its own group, frames on fd 3, capture pipes on fd 1/2, memory watch, exit.
 import { type ChildProcess, spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import type { Socket } from "node:net";
 import { STATUS_MIME } from "../../contracts/outputs.js";
 import { EvalkitError } from "../../errors.js";
@@ -10,6 +9,7 @@ import { LineReader } from "../line-reader.js";
 import { watchMemory } from "../memory-watch.js";
 import { signalGroup } from "../process-group.js";
 import { hostPidInSandbox, KERNEL_TAG_NAME } from "../process-tree.js";
+import { createRandomToken } from "../random-tokens.js";
 import { unwrapSandboxExit } from "../sandbox-exit.js";
 import { buildJsKernelCommand } from "./js-command.js";
 import { type ChannelItem, OrderedChannels } from "./ordered-channels.js";
@@ -53,7 +53,7 @@ export class JsKernelProcess {
   private readonly channel: Socket;
   private readonly reader = new LineReader();
   private readonly merger: OrderedChannels;
-  private readonly tag = randomBytes(8).toString("hex");
+  private readonly tag = createRandomToken(8);
   private stderrTail = "";
   private oomCause: string | undefined;
   private requested = false;
@@ -63,7 +63,7 @@ export class JsKernelProcess {
   private settleReady: ((info: JsReadyInfo) => void) | undefined;
 
   constructor(private readonly config: JsProcessConfig) {
-    const nonce = randomBytes(8).toString("hex");
+    const nonce = createRandomToken(8);
     const { command, args } = buildJsKernelCommand({
       node: config.node,
       maxHeapMb: config.maxHeapMb,

@@ -1,12 +1,12 @@
 // One Python kernel process: spawn in its own group, frames in from stdout, stderr tail, the ready handshake,
 // exit classification and the end through the shared kill ladder. PythonKernel drives cells over it.
 import { type ChildProcess, spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { EvalkitError } from "../../errors.js";
 import type { KernelExit } from "../kernel.js";
 import { climbKillLadder, reapKernelTree, waitForChildExit } from "../kill-ladder.js";
 import { LineReader } from "../line-reader.js";
 import { KERNEL_TAG_NAME } from "../process-tree.js";
+import { createRandomToken } from "../random-tokens.js";
 import {
   decodeRunnerFrame,
   encodeHostFrame,
@@ -41,7 +41,7 @@ export interface PythonProcessEvents {
 export class PythonKernelProcess {
   readonly child: ChildProcess;
   /** Inherited by everything the kernel starts: how its strays are found once it is gone (process-tree.ts). */
-  private readonly tag = randomBytes(8).toString("hex");
+  private readonly tag = createRandomToken(8);
   private readonly reader = new LineReader();
   private stderrTail = "";
   private exitInfo: KernelExit | undefined;

@@ -1,6 +1,5 @@
 // One retained Python interpreter: spawn through the bootstrap, handshake, execute cells, interrupt, kill ladder.
 
-import { randomBytes } from "node:crypto";
 import type { KernelOutput } from "../../contracts/outputs.js";
 import { EvalkitError } from "../../errors.js";
 import { requireSandboxFeatures } from "../../runtime/sandbox-probe.js";
@@ -9,6 +8,7 @@ import { answerHostCall } from "../host-calls.js";
 import type { ExecuteOptions, ExecuteOutcome, Kernel, KernelExit } from "../kernel.js";
 import { signalGroup } from "../process-group.js";
 import { countOwnProcesses } from "../process-tree.js";
+import { createRandomToken } from "../random-tokens.js";
 import { outputOfDisplayFrame } from "../runner-frames.js";
 import { buildPythonCommand, buildRunnerConfig, withMallocTuning } from "./python-command.js";
 import type { PythonKernelInfo, PythonKernelOptions } from "./python-kernel-options.js";
@@ -118,7 +118,7 @@ export class PythonKernel implements Kernel {
     return new Promise<ExecuteOutcome>((resolve, reject) => {
       const cell: RunningCell = {
         record: new CellRecord(id, options, this.options.retainStreamBytes),
-        nonce: randomBytes(12).toString("hex"),
+        nonce: createRandomToken(12),
         isStarted: false,
         calls: new Map(),
         resolve,
