@@ -114,6 +114,24 @@ class Timing(unittest.TestCase):
         options, stmt = timing._parse_timeit("-n 10 -r3 -q -o x = [1, -2]")
         self.assertEqual((options["n"], options["r"], options["q"], options["o"], stmt), (10, 3, True, True, "x = [1, -2]"))
 
+    def test_timeit_warns_like_ipython_when_one_run_is_much_slower(self):
+        class Ctx(object):
+            globals = {"calls": []}
+            locals = globals
+
+        # The first run sleeps, the others do not: worst > 4 x best, so IPython's warning comes first.
+        stmt = "calls.append(1)\nif len(calls) == 1: __import__('time').sleep(0.02)"
+        out = io.StringIO()
+        saved, sys.stdout = sys.stdout, out
+        try:
+            timing.timeit_run(stmt, "", {"n": 1, "r": 5, "q": False, "o": False, "p": 3}, Ctx())
+        finally:
+            sys.stdout = saved
+        lines = out.getvalue().splitlines()
+        self.assertRegex(lines[0], r"^The slowest run took [\d.]+ times longer than the fastest\. This could mean "
+                         r"that an intermediate result is being cached\.$")
+        self.assertIn("per loop (mean \xb1 std. dev. of 5 runs, 1 loop each)", lines[1])
+
     def test_times_are_formatted_like_ipython(self):
         self.assertEqual(timing.format_time(0.00123), "1.23 ms")
         self.assertEqual(timing.format_time(2.5), "2.5 s")

@@ -58,6 +58,8 @@ function normalise(text: string, cwd: string): string {
       .replace(/0x[0-9a-f]+/g, "0x")
       // a warning names the cell's file: ipykernel a hashed temp file, evalkit `<cell N>`
       .replace(/(\/tmp\/ipykernel_\d+\/\d+\.py|<cell \d+>):(\d+):/g, "<cell>:$2:")
+      // %timeit's warning about one slow run depends on the machine's mood, on either side
+      .replace(/^(\[stdout\] )?The slowest run took .* is being cached\.\n/gm, "$1")
       // timings never repeat
       .replace(/\d+(\.\d+)?(e[+-]\d+)? ?(ns|µs|μs|us|ms|s)\b/g, "<t>")
   );

@@ -161,6 +161,12 @@ def timeit_run(stmt, setup, options, ctx):
     runs = timer.repeat(repeat, number)
     result = TimeitResult(number, repeat, min(runs) / number, max(runs) / number, runs, options["p"])
     if not options["q"]:
+        # IPython's warning for a run much slower than the others (notebooks store it above the result line).
+        if result.worst > 4 * result.best and result.best > 0 and result.worst > 1e-6:
+            print(
+                "The slowest run took %0.2f times longer than the fastest. This could mean that an intermediate "
+                "result is being cached." % (result.worst / result.best)
+            )
         print(result)
     _emit_status("timeit", averageMs=result.average * 1000.0, loops=number, runs=repeat)
     return result if options["o"] else None
