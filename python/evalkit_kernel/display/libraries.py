@@ -47,11 +47,11 @@ def _pil_bundle(img):
     return {"image/png": buf.getvalue()}, {}
 
 
-def _pandas_bundle(obj, frame, footer):
+def _table_bundle(html, footer):
+    """The library's HTML table, plus the markdown table the model reads with `footer` under it."""
     from . import tables  # html.parser costs milliseconds: only load it once a frame is shown
 
     data = {}
-    html = frame._repr_html_()
     if html:
         data["text/html"] = html
         table = tables.html_table_to_markdown(html)
@@ -61,26 +61,17 @@ def _pandas_bundle(obj, frame, footer):
 
 
 def _dataframe_bundle(df):
-    return _pandas_bundle(df, df, "")
+    return _table_bundle(df._repr_html_(), "")
 
 
 def _series_bundle(series):
     name = "" if series.name is None else "Name: %s, " % (series.name,)
-    return _pandas_bundle(series, series.to_frame(), "\n\n%sdtype: %s" % (name, series.dtype))
+    return _table_bundle(series.to_frame()._repr_html_(), "\n\n%sdtype: %s" % (name, series.dtype))
 
 
 def _polars_bundle(obj, shape, footer):
-    from . import tables
-
-    data = {}
-    html = obj._repr_html_()
-    if html:
-        data["text/html"] = html
-        table = tables.html_table_to_markdown(html)
-        if table:
-            # The header row already names each column's dtype ("a / i64"), as polars' own table does.
-            data["text/markdown"] = "%s\n\nshape: %s%s" % (table, shape, footer)
-    return data, {}
+    # The header row already names each column's dtype ("a / i64"), as polars' own table does.
+    return _table_bundle(obj._repr_html_(), "\n\nshape: %s%s" % (shape, footer))
 
 
 def _polars_frame_bundle(df):
