@@ -1,11 +1,12 @@
 // Values of any size: a trailing expression or exception whose text is tens of MB never breaks the protocol's
 // line bound; the frame is capped with a marker, the full text reaches the artifact, the kernel keeps its state.
-import { closeSync, mkdtempSync, openSync, readSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import type { CellResult } from "../../src/contracts/cell-result.js";
 import { createEvalTool, type EvalTool } from "../../src/tool/eval-tool.js";
+import { tailOf } from "../helpers/file-tail.js";
 import { TEST_PYTHON } from "../helpers/python.js";
 
 const work = mkdtempSync(path.join(tmpdir(), "evalkit-chaos-values-"));
@@ -21,19 +22,6 @@ function artifactFile(cell: CellResult): string {
   const uri = cell.truncated?.artifact;
   if (!uri) throw new Error(`cell has no artifact: ${JSON.stringify(cell).slice(0, 500)}`);
   return path.join(artifactsDir, `${uri.replace("artifact://", "")}.out`);
-}
-
-/** The last `bytes` bytes of a file, as UTF-8 (the artifact can be 100+ MB: never read it whole). */
-function tailOf(file: string, bytes: number): string {
-  const size = statSync(file).size;
-  const buffer = Buffer.alloc(Math.min(bytes, size));
-  const fd = openSync(file, "r");
-  try {
-    readSync(fd, buffer, 0, buffer.length, size - buffer.length);
-  } finally {
-    closeSync(fd);
-  }
-  return buffer.toString("utf8");
 }
 
 const CASES = [

@@ -1,11 +1,12 @@
 // Values of any size in JS cells: a result, display or error whose text is tens of MB never breaks the protocol's
 // line bound (it used to end the kernel); the frame is capped with a marker, full text reaches the artifact when
 // there is one, and the kernel keeps its state.
-import { closeSync, mkdtempSync, openSync, readSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { createEvalTool, type EvalTool } from "../../src/tool/eval-tool.js";
+import { tailOf } from "../helpers/file-tail.js";
 import { TEST_PYTHON } from "../helpers/python.js";
 
 const work = mkdtempSync(path.join(tmpdir(), "evalkit-chaos-js-values-"));
@@ -16,18 +17,6 @@ afterEach(async () => {
   await Promise.all(tools.splice(0).map((tool) => tool.dispose()));
 });
 afterAll(() => rmSync(work, { recursive: true, force: true }));
-
-function tailOf(file: string, bytes: number): string {
-  const size = statSync(file).size;
-  const buffer = Buffer.alloc(Math.min(bytes, size));
-  const fd = openSync(file, "r");
-  try {
-    readSync(fd, buffer, 0, buffer.length, size - buffer.length);
-  } finally {
-    closeSync(fd);
-  }
-  return buffer.toString("utf8");
-}
 
 const CASES = [
   {
