@@ -5,8 +5,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isProcessAlive, waitFor } from "../helpers/processes.js";
 import { buildCli, closeServers, type StartedServer, startServer, textOf } from "./mcp-helpers.js";
 
-const RUN = process.env.EVALKIT_PYTHON_INTEGRATION === "1";
-
 interface JobDetails {
   ok: boolean;
   cells: { index: number; status: string; text: string; truncated?: { totalBytes: number } }[];
@@ -55,7 +53,7 @@ function rssOf(pid: number): number {
   return match ? Number(match[1]) * 1024 : 0;
 }
 
-describe.skipIf(!RUN)("evalkit mcp jobs (set EVALKIT_PYTHON_INTEGRATION=1 to run)", () => {
+describe("evalkit mcp jobs", () => {
   let server: StartedServer;
   beforeAll(async () => {
     await buildCli();

@@ -7,8 +7,6 @@ import type { EvalToolResult } from "../../src/tool/run-call.js";
 import { isProcessAlive, waitFor } from "../helpers/processes.js";
 import { cleanupTools, makeTempDir, makeTool, TEST_PYTHON } from "./tool-helpers.js";
 
-const RUN = process.env.EVALKIT_PYTHON_INTEGRATION === "1";
-
 const managers: SessionManager[] = [];
 afterEach(async () => {
   await cleanupTools();
@@ -42,7 +40,7 @@ function pidThenSleep(seconds: number): string {
 
 const pidOf = (result: EvalToolResult) => Number(result.details.cells[0]?.text.trim());
 
-describe.skipIf(!RUN)("eval tool jobs and their session (set EVALKIT_PYTHON_INTEGRATION=1 to run)", () => {
+describe("eval tool jobs and their session", () => {
   it("keeps a job's kernel through a refused reset, other sessions' calls and idle eviction on a shared manager", async () => {
     const cwd = makeTempDir("job-life");
     // One kernel at most and a 300 ms idle eviction: both would take the job's kernel if it were not busy.

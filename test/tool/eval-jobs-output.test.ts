@@ -7,8 +7,6 @@ import type { EvalTool } from "../../src/tool/eval-tool.js";
 import type { EvalToolResult } from "../../src/tool/run-call.js";
 import { cleanupTools, makeTempDir, makeTool } from "./tool-helpers.js";
 
-const RUN = process.env.EVALKIT_PYTHON_INTEGRATION === "1";
-
 afterEach(cleanupTools);
 
 /** Collects a job to its end with `wait` calls; every return, the first one included. */
@@ -51,7 +49,7 @@ function expectedNumbered(lines: number): string {
   return parts.join("");
 }
 
-describe.skipIf(!RUN)("eval tool job output across returns (set EVALKIT_PYTHON_INTEGRATION=1 to run)", () => {
+describe("eval tool job output across returns", () => {
   it("adds up to exactly the cell's output when its stretches are truncated and spill to their own artifacts", async () => {
     const artifactsDir = makeTempDir("job-exact");
     const tool = makeTool({ js: false, artifactsDir });

@@ -10,8 +10,6 @@ import type { EvalTool } from "../../src/tool/eval-tool.js";
 import type { EvalToolResult } from "../../src/tool/run-call.js";
 import { cleanupTools, makeTempDir, makeTool, textOf } from "./tool-helpers.js";
 
-const RUN = process.env.EVALKIT_PYTHON_INTEGRATION === "1";
-
 // Garbage V8 has not collected yet is not memory the job holds: collect it while sampling RSS.
 setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc") as () => void;
@@ -61,7 +59,7 @@ async function rejection(promise: Promise<unknown>): Promise<EvalkitError> {
   throw new Error("expected the call to be rejected");
 }
 
-describe.skipIf(!RUN)("eval tool jobs (set EVALKIT_PYTHON_INTEGRATION=1 to run)", () => {
+describe("eval tool jobs", () => {
   it("returns a running job early, then waits to the end with every line exactly once and later cells run", async () => {
     const tool = makeTool({ js: false });
     await tool.execute({ cells: [{ code: "1" }] }); // a warm kernel: the first line comes before yieldAfter
