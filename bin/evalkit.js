@@ -1,12 +1,14 @@
 #!/usr/bin/env node
-// Entry point of the `evalkit` command: the bundled CLI lives in dist/ (built by `npm install` / `npm run build`).
-import module from "node:module";
+// Entry point of the `evalkit` command: loads the bundled CLI (dist/cli.cjs, built by `npm install` /
+// `npm run build`) through evalkit's code cache, one cache per command so each holds the code its path runs.
+import { loadBundle } from "../dist/boot/load-bundle.js";
 
-// Node 22.1+ keeps compiled code of the bundle on disk (os.tmpdir()/node-compile-cache), so later starts skip
-// parsing it; NODE_DISABLE_COMPILE_CACHE=1 turns it off. Node 20 has no such cache for ES modules.
-module.enableCompileCache?.();
-
-const { main } = await import("../dist/cli/main.js");
+const COMMANDS = new Set(["exec", "repl", "mcp", "doctor", "setup", "artifact"]);
+const command = process.argv[2] ?? "";
+const { main } = loadBundle(
+  new URL("../dist/cli.cjs", import.meta.url),
+  `cli-${COMMANDS.has(command) ? command : "other"}`,
+);
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;

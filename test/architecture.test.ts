@@ -21,6 +21,7 @@ const RANK: Record<string, number> = {
   text: 0.5,
   "errors.ts": 0,
   "index.ts": 10,
+  boot: 11,
 };
 
 function sourceFiles(dir: string): string[] {

@@ -1,50 +1,66 @@
 // The built package (scripts/build.mjs → dist/) is what users run: it works, exports what src/index.ts does,
-// finds python/ from its chunks, and loads the MCP SDK and acorn only on the paths that need them.
+// finds python/ from its bundles, and runs the MCP SDK and acorn only on the paths that need them.
 import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+import { build, type Metafile } from "esbuild";
 import { beforeAll, describe, expect, it } from "vitest";
+// @ts-expect-error: a plain ES module of the build, without type declarations.
+import { COMMONJS_BUNDLES, commonJsOptions } from "../scripts/bundle-config.mjs";
 import * as source from "../src/index.js";
 import { collectRunnerSources, PREBUILT_SOURCES_FILE } from "../src/kernel/python/runner-bundle.js";
 import { ensureBuilt, ROOT } from "./helpers/build.js";
 import { TEST_PYTHON } from "./helpers/interpreters.js";
 
 const DIST_INDEX = pathToFileURL(path.join(ROOT, "dist", "index.js")).href;
-// Strings only the MCP SDK's server code holds: a loaded file with one of them is the SDK.
-const SDK_MARKERS = ["StdioServerTransport", "notifications/initialized"];
 
-// A module resolve hook that reports every file the ES module loader loads.
-const HOOK = `export async function resolve(s, c, next) { const r = await next(s, c); if (r.url.startsWith("file:")) process.stderr.write("LOADED " + r.url + "\\n"); return r; }`;
-const REGISTER = `import { register } from "node:module"; register("data:text/javascript,${encodeURIComponent(HOOK)}");`;
-
-interface Run {
-  stdout: string;
-  /** Files loaded by the ES module loader. */
-  files: string[];
-}
-
-/** Runs Node with `args` under the reporting hook; fails the test when it exits non-zero. */
-function runReported(args: string[]): Run {
-  const child = spawnSync(
-    process.execPath,
-    ["--import", `data:text/javascript,${encodeURIComponent(REGISTER)}`, ...args],
-    {
-      cwd: ROOT,
-      encoding: "utf8",
-      env: { ...process.env, EVALKIT_JS: "0" },
-      timeout: 60_000,
-    },
-  );
+/** Runs Node with `args` in the package; fails the test when it exits non-zero. */
+function runNode(args: string[]): { stdout: string } {
+  const child = spawnSync(process.execPath, args, {
+    cwd: ROOT,
+    encoding: "utf8",
+    env: { ...process.env, EVALKIT_JS: "0" },
+    timeout: 60_000,
+  });
   if (child.status !== 0) throw new Error(`node ${args.join(" ")} exited ${child.status}: ${child.stderr}`);
-  const files = [...child.stderr.matchAll(/^LOADED (file:\S+)$/gm)].map((m) => new URL(m[1] ?? "").pathname);
-  return { stdout: child.stdout, files: [...new Set(files)] };
+  return { stdout: child.stdout };
 }
 
-function holdsSdk(file: string): boolean {
-  const text = readFileSync(file, "utf8");
-  return SDK_MARKERS.some((marker) => text.includes(marker));
+/**
+ * The source files a bundle initialises when `from` runs: its static imports, transitively. esbuild turns a
+ * module reached only through `import()` into one that initialises when that import runs, so what lies only
+ * behind a dynamic import costs nothing until then.
+ */
+function initialisedWith(metafile: Metafile, from: string): Set<string> {
+  const seen = new Set<string>();
+  const queue = [from];
+  for (let file = queue.pop(); file !== undefined; file = queue.pop()) {
+    if (seen.has(file)) continue;
+    seen.add(file);
+    for (const edge of metafile.inputs[file]?.imports ?? []) {
+      if (!edge.external && edge.kind !== "dynamic-import") queue.push(edge.path);
+    }
+  }
+  return seen;
 }
+
+async function metafileOf(outfile: string): Promise<Metafile> {
+  const bundle = (COMMONJS_BUNDLES as { entry: string; outfile: string }[]).find(
+    (b) => b.outfile === outfile,
+  );
+  if (!bundle) throw new Error(`no bundle ${outfile}`);
+  const result = await build({
+    ...commonJsOptions(bundle),
+    write: false,
+    metafile: true,
+    logLevel: "silent",
+  });
+  if (!result.metafile) throw new Error("esbuild wrote no metafile");
+  return result.metafile;
+}
+
+const HEAVY = /node_modules\/(@modelcontextprotocol|ajv|acorn)\//;
 
 /** Every .ts file under src/. */
 function sourceFiles(dir = path.join(ROOT, "src")): string[] {
@@ -67,6 +83,26 @@ describe("the sources", () => {
   });
 });
 
+describe("the bundles", () => {
+  it("initialise neither the MCP SDK nor ajv nor acorn when the main export is imported", async () => {
+    const meta = await metafileOf("evalkit.cjs");
+    const eager = [...initialisedWith(meta, "src/index.ts")];
+    expect(eager.some((file) => file.startsWith("node_modules/zod/"))).toBe(true);
+    expect(eager.filter((file) => HEAVY.test(file))).toEqual([]);
+    // …and they do hold the SDK, for createEvalMcpServer.
+    expect(Object.keys(meta.inputs).some((file) => file.includes("@modelcontextprotocol/sdk"))).toBe(true);
+  });
+
+  it("initialise neither the MCP SDK nor acorn on the path of `evalkit exec`", async () => {
+    const meta = await metafileOf("cli.cjs");
+    const exec = [...initialisedWith(meta, "src/cli/main.ts"), ...initialisedWith(meta, "src/cli/exec.ts")];
+    expect(exec).toContain("src/tool/eval-tool.ts");
+    expect(exec.filter((file) => HEAVY.test(file))).toEqual([]);
+    const mcp = initialisedWith(meta, "src/mcp/server.ts");
+    expect([...mcp].some((file) => file.includes("@modelcontextprotocol/sdk"))).toBe(true);
+  });
+});
+
 describe("the built package", () => {
   beforeAll(async () => {
     await ensureBuilt();
@@ -77,19 +113,15 @@ describe("the built package", () => {
     expect(Object.keys(built).sort()).toEqual(Object.keys(source).sort());
   });
 
-  it("runs a cell through createEvalTool without loading the MCP SDK or acorn", () => {
+  it("runs a cell through createEvalTool from the built main export", () => {
     const script = `
-      import { createRequire } from "node:module";
       const { createEvalTool } = await import(${JSON.stringify(DIST_INDEX)});
       const tool = createEvalTool({ python: ${JSON.stringify(TEST_PYTHON)}, js: false });
       const { details } = await tool.execute({ cells: [{ code: "6*7" }] });
       await tool.dispose();
-      const cjs = Object.keys(createRequire(import.meta.url).cache).filter((f) => f.includes("acorn"));
-      console.log(JSON.stringify({ text: details.cells[0].text.trim(), cjs }));`;
-    const run = runReported(["--input-type=module", "-e", script]);
-    expect(JSON.parse(run.stdout)).toEqual({ text: "42", cjs: [] });
-    expect(run.files.some((file) => file.startsWith(path.join(ROOT, "dist")))).toBe(true);
-    expect(run.files.filter(holdsSdk)).toEqual([]);
+      console.log(details.cells[0].text.trim());`;
+    const child = runNode(["--input-type=module", "-e", script]);
+    expect(child.stdout.trim()).toBe("42");
   });
 
   it("holds the Python runner exactly as python/ has it, for kernels to start without reading ~60 files", () => {
@@ -97,20 +129,17 @@ describe("the built package", () => {
     expect(JSON.parse(prebuilt)).toEqual(collectRunnerSources());
   });
 
-  it("runs `evalkit exec` without loading the MCP SDK", () => {
-    const run = runReported(["bin/evalkit.js", "exec", "--python", TEST_PYTHON, "-c", "6*7"]);
-    expect(run.stdout.trim()).toBe("42");
-    expect(run.files.filter(holdsSdk)).toEqual([]);
+  it("runs `evalkit exec` from the built CLI", () => {
+    const child = runNode(["bin/evalkit.js", "exec", "--python", TEST_PYTHON, "-c", "6*7"]);
+    expect(child.stdout.trim()).toBe("42");
   });
 
-  it("loads the MCP SDK when an MCP server is created from the main export", () => {
+  it("creates an MCP server from the main export", () => {
     const script = `
       const { createEvalMcpServer } = await import(${JSON.stringify(DIST_INDEX)});
       const mcp = await createEvalMcpServer({ python: ${JSON.stringify(TEST_PYTHON)} });
       console.log(typeof mcp.server.setRequestHandler);
       await mcp.close();`;
-    const run = runReported(["--input-type=module", "-e", script]);
-    expect(run.stdout.trim()).toBe("function");
-    expect(run.files.filter(holdsSdk).length).toBeGreaterThan(0);
+    expect(runNode(["--input-type=module", "-e", script]).stdout.trim()).toBe("function");
   });
 });

@@ -3,7 +3,7 @@ import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { basename, dirname, extname, join, resolve } from "node:path";
 import type { EvalDetails } from "../contracts/cell-result.js";
 import { isEvalkitError } from "../errors.js";
-import { resolveEvalkitHome } from "../runtime/python-candidates.js";
+import { resolveEvalkitHome } from "../runtime/evalkit-home.js";
 import { createEvalTool, type EvalTool } from "../tool/eval-tool.js";
 import { type EvalInput, safeParseEvalInput } from "../tool/input-schema.js";
 import { type CommandIo, formatUsageError, parseCommandArgs, readNumberOption, UsageError } from "./args.js";

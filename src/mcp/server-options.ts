@@ -1,5 +1,6 @@
 // Options of the MCP server: their shape, validation naming the option, and the eval tool options they imply.
 import * as z from "zod";
+import { lazySchema, PARSE_ONCE } from "../contracts/lazy-schema.js";
 import { EvalkitError } from "../errors.js";
 import { resolveArtifactDir } from "../output/artifact-ids.js";
 import { firstIssueField, formatZodIssues } from "../tool/format-issues.js";
@@ -45,21 +46,23 @@ export const DEFAULT_PROGRESS_HEARTBEAT_MS = 2000;
  */
 export const MCP_RETAIN_STREAM_CHARS = 64 * 1024;
 
-const optionsSchema = z.strictObject({
-  python: z.string().min(1).optional(),
-  cwd: z.string().min(1).optional(),
-  launcher: z.union([z.string(), z.array(z.string())]).optional(),
-  artifactsDir: z.string().min(1).optional(),
-  tool: z.record(z.string(), z.unknown()).optional(),
-  samplingMaxTokens: z.number().int().positive().optional(),
-  samplingTimeoutMs: z.number().int().positive().optional(),
-  progressHeartbeatMs: z.number().int().positive().optional(),
-  env: z.record(z.string(), z.union([z.string(), z.undefined()])).optional(),
-});
+const optionsSchema = lazySchema(() =>
+  z.strictObject({
+    python: z.string().min(1).optional(),
+    cwd: z.string().min(1).optional(),
+    launcher: z.union([z.string(), z.array(z.string())]).optional(),
+    artifactsDir: z.string().min(1).optional(),
+    tool: z.record(z.string(), z.unknown()).optional(),
+    samplingMaxTokens: z.number().int().positive().optional(),
+    samplingTimeoutMs: z.number().int().positive().optional(),
+    progressHeartbeatMs: z.number().int().positive().optional(),
+    env: z.record(z.string(), z.union([z.string(), z.undefined()])).optional(),
+  }),
+);
 
 /** Validates the options (INVALID_INPUT naming the option, tool options included) and fills in defaults. */
 export function resolveMcpServerOptions(options: EvalMcpServerOptions = {}): ResolvedMcpServerOptions {
-  const parsed = optionsSchema.safeParse(options ?? {});
+  const parsed = optionsSchema().safeParse(options ?? {}, PARSE_ONCE);
   if (!parsed.success) {
     const problems = formatZodIssues(parsed.error.issues, options);
     throw new EvalkitError("INVALID_INPUT", `invalid MCP server options: ${problems.join("; ")}`, {

@@ -1,8 +1,8 @@
 // Artifact ids and `artifact://` URIs: generation, validation (no path tricks) and the store's directory.
-import { randomBytes } from "node:crypto";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { EvalkitError } from "../errors.js";
+import { createRandomId } from "../text/random-tokens.js";
 
 /** URI scheme that points at a stored full output. */
 export const ARTIFACT_URI_PREFIX = "artifact://";
@@ -15,7 +15,7 @@ const ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
  */
 export function generateArtifactId(): string {
   for (;;) {
-    const id = randomBytes(9).toString("base64url");
+    const id = createRandomId(9);
     if (!id.startsWith("-")) return id;
   }
 }

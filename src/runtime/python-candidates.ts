@@ -1,6 +1,5 @@
 // The interpreter search order as a list of candidates: explicit, VIRTUAL_ENV, CONDA_PREFIX, cwd venvs, managed venv, PATH.
 import { readFileSync, realpathSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import {
   findAllOnPath,
@@ -38,12 +37,6 @@ export interface CandidateContext {
   platform: RuntimePlatform;
   /** Sources to leave out (setup leaves out the managed venv it is about to create). */
   excludeSources?: PythonSource[];
-}
-
-/** `$EVALKIT_HOME`, defaulting to `~/.evalkit`. */
-export function resolveEvalkitHome(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.EVALKIT_HOME) return path.resolve(env.EVALKIT_HOME);
-  return path.join(env.HOME || env.USERPROFILE || os.homedir(), ".evalkit");
 }
 
 /** The managed venv evalkit creates with `evalkit setup python`. */

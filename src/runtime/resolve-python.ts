@@ -1,9 +1,11 @@
 // Chooses the Python interpreter: walk the candidates in order, run each once (cached), take the first that works.
 import path from "node:path";
 import * as z from "zod";
+import { lazySchema, PARSE_ONCE } from "../contracts/lazy-schema.js";
 import { EvalkitError } from "../errors.js";
 import { computeEnvAdditions } from "./child-env.js";
 import { filterEnv } from "./env-filter.js";
+import { resolveEvalkitHome } from "./evalkit-home.js";
 import { isDirectory, isExecutableFile, type RuntimePlatform } from "./find-executable.js";
 import { runPreflight } from "./preflight.js";
 import {
@@ -12,7 +14,6 @@ import {
   type PythonCandidate,
   type PythonSource,
   readVenvVersion,
-  resolveEvalkitHome,
 } from "./python-candidates.js";
 import {
   MIN_PYTHON_VERSION,
@@ -28,20 +29,22 @@ export const DEFAULT_PREFLIGHT_TIMEOUT_MS = 5000;
 
 const sourceNames = ["explicit", "VIRTUAL_ENV", "CONDA_PREFIX", "cwd-venv", "managed-venv", "PATH"] as const;
 
-const resolveOptionsSchema = z.object({
-  python: z.string().min(1).optional(),
-  cwd: z.string().min(1).optional(),
-  // Checked for shape only: copying every variable through a record schema costs more than the lookup itself.
-  env: z
-    .custom<NodeJS.ProcessEnv>((value) => typeof value === "object" && value !== null, "expected an object")
-    .optional(),
-  evalkitHome: z.string().min(1).optional(),
-  skipCheck: z.boolean().optional(),
-  preflightTimeoutMs: z.number().int().positive().optional(),
-  excludeSources: z.array(z.enum(sourceNames)).optional(),
-  persistentCache: z.boolean().optional(),
-  platform: z.string().optional(),
-});
+const resolveOptionsSchema = lazySchema(() =>
+  z.object({
+    python: z.string().min(1).optional(),
+    cwd: z.string().min(1).optional(),
+    // Checked for shape only: copying every variable through a record schema costs more than the lookup itself.
+    env: z
+      .custom<NodeJS.ProcessEnv>((value) => typeof value === "object" && value !== null, "expected an object")
+      .optional(),
+    evalkitHome: z.string().min(1).optional(),
+    skipCheck: z.boolean().optional(),
+    preflightTimeoutMs: z.number().int().positive().optional(),
+    excludeSources: z.array(z.enum(sourceNames)).optional(),
+    persistentCache: z.boolean().optional(),
+    platform: z.string().optional(),
+  }),
+);
 
 /** Options of {@link resolvePython} and {@link describeCandidates}. */
 export interface ResolvePythonOptions {
@@ -81,7 +84,7 @@ function isTruthyFlag(value: string | undefined): boolean {
 }
 
 function buildContext(options: ResolvePythonOptions): SearchContext {
-  const parsed = resolveOptionsSchema.safeParse(options);
+  const parsed = resolveOptionsSchema().safeParse(options, PARSE_ONCE);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const field = issue?.path.join(".") || "options";

@@ -1,6 +1,6 @@
 // Which jobs exist on a manager: ids, the session each one holds busy, and why an id is no longer known.
-import { randomBytes } from "node:crypto";
 import { EvalkitError } from "../errors.js";
+import { createRandomToken } from "../text/random-tokens.js";
 import { clampLine } from "../text/text-lines.js";
 
 /** What the registry needs of a job (the tool layer's EvalJob carries the rest). */
@@ -30,7 +30,7 @@ export class JobRegistry {
 
   /** A fresh id: short enough for a model to copy, random so ids of different tools never collide. */
   newId(): string {
-    return `job-${randomBytes(5).toString("hex")}`;
+    return `job-${createRandomToken(5)}`;
   }
 
   add(job: RegisteredJob): void {

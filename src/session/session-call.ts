@@ -10,7 +10,7 @@ import { clampTimeoutSec } from "./idle-timeout.js";
 import type { KernelPool, PoolEntry } from "./kernel-pool.js";
 import { linkSignals } from "./linked-signal.js";
 import type { KernelMode, KernelSpec, SessionCellOutcome, SessionCellRequest } from "./session-types.js";
-import { sessionCellRequestSchema, validateInput } from "./session-validation.js";
+import { sessionSchemas, validateInput } from "./session-validation.js";
 
 /** What a call borrows from its manager. */
 export interface SessionCallContext {
@@ -62,7 +62,7 @@ export class SessionCall {
   /** Runs one cell; cells of one call run in the order `run` was called. */
   run(request: SessionCellRequest): Promise<SessionCellOutcome> {
     try {
-      validateInput(sessionCellRequestSchema, request, "cell");
+      validateInput(sessionSchemas().cell, request, "cell");
     } catch (err) {
       return Promise.reject(err);
     }

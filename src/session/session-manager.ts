@@ -1,6 +1,7 @@
 // SessionManager: owns every kernel; decides which kernel serves a call (retained or per-call) and disposes them.
 import { realpathSync, statSync } from "node:fs";
 import type { CellLanguage } from "../contracts/cell-result.js";
+import { PARSE_ONCE } from "../contracts/lazy-schema.js";
 import { EvalkitError } from "../errors.js";
 import type { Kernel } from "../kernel/kernel.js";
 import { HostBridge } from "./bridge-handlers.js";
@@ -21,11 +22,7 @@ import type {
   SessionManagerOptions,
   SessionRunRequest,
 } from "./session-types.js";
-import {
-  sessionCallRequestSchema,
-  sessionManagerOptionsSchema,
-  validateInput,
-} from "./session-validation.js";
+import { sessionSchemas, validateInput } from "./session-validation.js";
 
 export const DEFAULT_IDLE_EVICT_MS = 5 * 60_000;
 export const DEFAULT_MAX_KERNELS = 4;
@@ -73,7 +70,7 @@ export class SessionManager {
   private disposing: Promise<void> | undefined;
 
   constructor(options: SessionManagerOptions = {}) {
-    validateInput(sessionManagerOptionsSchema, options, "session manager options");
+    validateInput(sessionSchemas().manager, options, "session manager options", PARSE_ONCE);
     this.mode = options.mode ?? "session";
     this.extraEnv = { ...(options.env ?? {}) };
     this.launcher = options.launcher;
@@ -130,7 +127,7 @@ export class SessionManager {
    * (id + cwd) runs until `close()`. Always close it in `finally`.
    */
   openCall(request: SessionCallRequest = {}): SessionCall {
-    validateInput(sessionCallRequestSchema, request, "session call");
+    validateInput(sessionSchemas().call, request, "session call");
     if (this.isDisposed) throw new EvalkitError("DISPOSED", "the session manager was disposed");
     const sessionId = request.sessionId ?? "default";
     const cwd = normaliseCwd(request.cwd ?? process.cwd());

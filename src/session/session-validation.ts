@@ -1,80 +1,90 @@
 // zod schemas for the session layer's public inputs; failures become INVALID_INPUT naming the field.
 import * as z from "zod";
+import { lazySchema } from "../contracts/lazy-schema.js";
 import { EvalkitError } from "../errors.js";
 
-const fn = z.custom<(...args: never[]) => unknown>((value) => typeof value === "function", {
-  message: "expected a function",
+/** The session layer's input schemas, built on first use (see contracts/lazy-schema.ts). */
+export const sessionSchemas = lazySchema(() => {
+  const fn = z.custom<(...args: never[]) => unknown>((value) => typeof value === "function", {
+    message: "expected a function",
+  });
+  const signal = z.custom<AbortSignal>((value) => value instanceof AbortSignal, {
+    message: "expected an AbortSignal",
+  });
+  const positiveMs = z.number().finite().positive();
+  const language = z.enum(["py", "js"]);
+  const bridge = z
+    .object({
+      agent: fn.optional(),
+      completion: fn.optional(),
+      tools: z.record(z.string(), fn).optional(),
+      concurrency: z.number().int().min(1).optional(),
+    })
+    .loose();
+
+  const manager = z
+    .object({
+      mode: z.enum(["session", "per-call"]).optional(),
+      createKernel: fn.optional(),
+      resolveInterpreter: fn.optional(),
+      python: z.string().min(1).optional(),
+      env: z.record(z.string(), z.string()).optional(),
+      launcher: z.array(z.string()).optional(),
+      sandbox: z
+        .object({ network: z.boolean(), writable: z.array(z.string().min(1)) })
+        .strict()
+        .optional(),
+      limits: z
+        .object({
+          memoryMb: z.number().int().positive().optional(),
+          cpuSeconds: z.number().int().positive().optional(),
+          processes: z.number().int().positive().optional(),
+        })
+        .strict()
+        .optional(),
+      resolveCacheMs: z.number().finite().min(0).optional(),
+      idleEvictMs: positiveMs.optional(),
+      maxKernels: z.number().int().min(1).optional(),
+      heartbeatMs: positiveMs.optional(),
+      interruptGraceMs: z.number().finite().min(0).optional(),
+      defaultTimeoutSec: positiveMs.optional(),
+      maxTimeoutSec: z.number().finite().min(1).optional(),
+      crashLoopThreshold: z.number().int().min(1).optional(),
+      bridge: bridge.optional(),
+    })
+    .loose();
+
+  const call = z
+    .object({
+      sessionId: z.string().min(1).optional(),
+      cwd: z.string().min(1).optional(),
+      signal: signal.optional(),
+      bridge: bridge.optional(),
+      onInputRequest: fn.optional(),
+    })
+    .loose();
+
+  const cell = z
+    .object({
+      language: language.optional(),
+      code: z.string(),
+      timeoutSec: z.number().optional(),
+      reset: z.boolean().optional(),
+      signal: signal.optional(),
+      onOutput: fn.optional(),
+    })
+    .loose();
+  return { manager, call, cell };
 });
-const signal = z.custom<AbortSignal>((value) => value instanceof AbortSignal, {
-  message: "expected an AbortSignal",
-});
-const positiveMs = z.number().finite().positive();
-const language = z.enum(["py", "js"]);
-const bridge = z
-  .object({
-    agent: fn.optional(),
-    completion: fn.optional(),
-    tools: z.record(z.string(), fn).optional(),
-    concurrency: z.number().int().min(1).optional(),
-  })
-  .loose();
-
-export const sessionManagerOptionsSchema = z
-  .object({
-    mode: z.enum(["session", "per-call"]).optional(),
-    createKernel: fn.optional(),
-    resolveInterpreter: fn.optional(),
-    python: z.string().min(1).optional(),
-    env: z.record(z.string(), z.string()).optional(),
-    launcher: z.array(z.string()).optional(),
-    sandbox: z
-      .object({ network: z.boolean(), writable: z.array(z.string().min(1)) })
-      .strict()
-      .optional(),
-    limits: z
-      .object({
-        memoryMb: z.number().int().positive().optional(),
-        cpuSeconds: z.number().int().positive().optional(),
-        processes: z.number().int().positive().optional(),
-      })
-      .strict()
-      .optional(),
-    resolveCacheMs: z.number().finite().min(0).optional(),
-    idleEvictMs: positiveMs.optional(),
-    maxKernels: z.number().int().min(1).optional(),
-    heartbeatMs: positiveMs.optional(),
-    interruptGraceMs: z.number().finite().min(0).optional(),
-    defaultTimeoutSec: positiveMs.optional(),
-    maxTimeoutSec: z.number().finite().min(1).optional(),
-    crashLoopThreshold: z.number().int().min(1).optional(),
-    bridge: bridge.optional(),
-  })
-  .loose();
-
-export const sessionCallRequestSchema = z
-  .object({
-    sessionId: z.string().min(1).optional(),
-    cwd: z.string().min(1).optional(),
-    signal: signal.optional(),
-    bridge: bridge.optional(),
-    onInputRequest: fn.optional(),
-  })
-  .loose();
-
-export const sessionCellRequestSchema = z
-  .object({
-    language: language.optional(),
-    code: z.string(),
-    timeoutSec: z.number().optional(),
-    reset: z.boolean().optional(),
-    signal: signal.optional(),
-    onOutput: fn.optional(),
-  })
-  .loose();
 
 /** Parses `value` or throws INVALID_INPUT naming the first offending field. */
-export function validateInput(schema: z.ZodType, value: unknown, what: string): void {
-  const result = schema.safeParse(value);
+export function validateInput(
+  schema: z.ZodType,
+  value: unknown,
+  what: string,
+  context?: z.core.ParseContext<z.core.$ZodIssue>,
+): void {
+  const result = schema.safeParse(value, context);
   if (result.success) return;
   const issue = result.error.issues[0];
   const field = issue && issue.path.length > 0 ? issue.path.map(String).join(".") : what;

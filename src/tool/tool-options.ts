@@ -3,6 +3,7 @@ import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import * as z from "zod";
 import type { CellLanguage } from "../contracts/cell-result.js";
+import { lazySchema, PARSE_ONCE } from "../contracts/lazy-schema.js";
 import { EvalkitError } from "../errors.js";
 import type { ResolvedSandbox, ResourceLimits, SandboxSetting } from "../runtime/sandbox-types.js";
 import type { HostBridgeHandlers } from "../session/bridge-handlers.js";
@@ -102,63 +103,67 @@ export interface ResolvedToolOptions {
   limits: ResourceLimits | undefined;
 }
 
-const fn = z.custom<(...args: never[]) => unknown>((v) => typeof v === "function", {
-  message: "expected a function",
-});
-const positiveInt = z.number().int().positive();
-const optionsSchema = z.strictObject({
-  python: z.string().min(1).optional(),
-  cwd: z.string().min(1).optional(),
-  sessionId: z.string().min(1).optional(),
-  mode: z.enum(["session", "per-call"]).optional(),
-  py: z.boolean().optional(),
-  js: z.boolean().optional(),
-  maxTimeout: z.number().finite().min(1).optional(),
-  defaultTimeout: z.number().finite().positive().optional(),
-  handlers: z
-    .object({
-      agent: fn.optional(),
-      completion: fn.optional(),
-      tools: z.record(z.string(), fn).optional(),
-      concurrency: positiveInt.optional(),
-    })
-    .optional(),
-  artifactsDir: z.string().min(1).optional(),
-  output: z
-    .strictObject({
-      headBytes: positiveInt.optional(),
-      tailBytes: positiveInt.optional(),
-      maxLineChars: positiveInt.optional(),
-      keepAnsi: z.boolean().optional(),
-      maxImageBytes: positiveInt.optional(),
-      maxImages: z.number().int().nonnegative().optional(),
-      jsonTextLimit: positiveInt.optional(),
-      retainStreamChars: z.number().int().nonnegative().optional(),
-    })
-    .optional(),
-  env: z.record(z.string(), z.string()).optional(),
-  launcher: z.union([z.string(), z.array(z.string())]).optional(),
-  interruptGraceMs: z.number().finite().min(0).optional(),
-  updateIntervalMs: z.number().finite().min(0).optional(),
-  manager: z.custom<SessionManager>((v) => typeof v === "object" && v !== null && "openCall" in v).optional(),
-  createKernel: fn.optional(),
-  sandbox: z
-    .union([
-      z.boolean(),
-      z.strictObject({
-        network: z.boolean().optional(),
-        writable: z.array(z.string().min(1)).optional(),
-      }),
-    ])
-    .optional(),
-  limits: z
-    .strictObject({
-      memoryMb: positiveInt.optional(),
-      cpuSeconds: positiveInt.optional(),
-      processes: positiveInt.optional(),
-    })
-    .optional(),
-  flagsEnv: z.record(z.string(), z.union([z.string(), z.undefined()])).optional(),
+const optionsSchema = lazySchema(() => {
+  const fn = z.custom<(...args: never[]) => unknown>((v) => typeof v === "function", {
+    message: "expected a function",
+  });
+  const positiveInt = z.number().int().positive();
+  return z.strictObject({
+    python: z.string().min(1).optional(),
+    cwd: z.string().min(1).optional(),
+    sessionId: z.string().min(1).optional(),
+    mode: z.enum(["session", "per-call"]).optional(),
+    py: z.boolean().optional(),
+    js: z.boolean().optional(),
+    maxTimeout: z.number().finite().min(1).optional(),
+    defaultTimeout: z.number().finite().positive().optional(),
+    handlers: z
+      .object({
+        agent: fn.optional(),
+        completion: fn.optional(),
+        tools: z.record(z.string(), fn).optional(),
+        concurrency: positiveInt.optional(),
+      })
+      .optional(),
+    artifactsDir: z.string().min(1).optional(),
+    output: z
+      .strictObject({
+        headBytes: positiveInt.optional(),
+        tailBytes: positiveInt.optional(),
+        maxLineChars: positiveInt.optional(),
+        keepAnsi: z.boolean().optional(),
+        maxImageBytes: positiveInt.optional(),
+        maxImages: z.number().int().nonnegative().optional(),
+        jsonTextLimit: positiveInt.optional(),
+        retainStreamChars: z.number().int().nonnegative().optional(),
+      })
+      .optional(),
+    env: z.record(z.string(), z.string()).optional(),
+    launcher: z.union([z.string(), z.array(z.string())]).optional(),
+    interruptGraceMs: z.number().finite().min(0).optional(),
+    updateIntervalMs: z.number().finite().min(0).optional(),
+    manager: z
+      .custom<SessionManager>((v) => typeof v === "object" && v !== null && "openCall" in v)
+      .optional(),
+    createKernel: fn.optional(),
+    sandbox: z
+      .union([
+        z.boolean(),
+        z.strictObject({
+          network: z.boolean().optional(),
+          writable: z.array(z.string().min(1)).optional(),
+        }),
+      ])
+      .optional(),
+    limits: z
+      .strictObject({
+        memoryMb: positiveInt.optional(),
+        cpuSeconds: positiveInt.optional(),
+        processes: positiveInt.optional(),
+      })
+      .optional(),
+    flagsEnv: z.record(z.string(), z.union([z.string(), z.undefined()])).optional(),
+  });
 });
 
 const TRUE_WORDS = new Set(["1", "true", "yes", "on"]);
@@ -203,7 +208,7 @@ export function resolveEnabledLanguages(
 
 /** Validates the options (INVALID_INPUT naming the option) and fills in defaults. */
 export function resolveToolOptions(options: EvalToolOptions = {}): ResolvedToolOptions {
-  const parsed = optionsSchema.safeParse(options ?? {});
+  const parsed = optionsSchema().safeParse(options ?? {}, PARSE_ONCE);
   if (!parsed.success) {
     const problems = formatZodIssues(parsed.error.issues, options);
     throw new EvalkitError("INVALID_INPUT", `invalid eval tool options: ${problems.join("; ")}`, {

@@ -11,7 +11,8 @@ const BUILD_LOCK = path.join(
 );
 const OUTPUTS = [
   path.join(ROOT, "dist", "index.js"),
-  path.join(ROOT, "dist", "cli", "main.js"),
+  path.join(ROOT, "dist", "cli.cjs"),
+  path.join(ROOT, "dist", "evalkit.cjs"),
   path.join(ROOT, "dist", "runner-sources.json"),
 ];
 
@@ -32,7 +33,7 @@ function newestMs(dir: string, suffix: string): number {
  */
 function newestInputMs(): number {
   return Math.max(
-    ...["package.json", "scripts/build.mjs"].map((f) => statSync(path.join(ROOT, f)).mtimeMs),
+    ...["package.json", "scripts/build.mjs", "scripts/bundle-config.mjs"].map((f) => statSync(path.join(ROOT, f)).mtimeMs),
     newestMs(path.join(ROOT, "src"), ".ts"),
     newestMs(path.join(ROOT, "python", "evalkit_kernel"), ".py"),
   );

@@ -6,7 +6,7 @@ import { EvalkitError, isEvalkitError } from "../../errors.js";
 import { createArtifactStore } from "../../output/artifact-store.js";
 import { createPalette, shouldUseColor } from "../../render/color.js";
 import type { InteractiveRenderOptions } from "../../render/interactive-render.js";
-import { resolveEvalkitHome } from "../../runtime/python-candidates.js";
+import { resolveEvalkitHome } from "../../runtime/evalkit-home.js";
 import { parseReplArgs, REPL_USAGE, type ReplArgs, replSandbox } from "./args.js";
 import type { LastCellOutput } from "./cell-output.js";
 import { parseReplCommand, REPL_HELP, renderMore } from "./commands.js";

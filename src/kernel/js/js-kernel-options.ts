@@ -1,6 +1,7 @@
 // JsKernel's constructor options, their validation and defaults.
 import { totalmem } from "node:os";
 import * as z from "zod";
+import { lazySchema, PARSE_ONCE } from "../../contracts/lazy-schema.js";
 import { EvalkitError } from "../../errors.js";
 import type { ResolvedSandbox, ResourceLimits } from "../../runtime/sandbox-types.js";
 
@@ -35,29 +36,31 @@ export interface JsKernelOptions {
   subreaperPython?: string | false;
 }
 
-const optionsSchema = z.object({
-  cwd: z.string().min(1).optional(),
-  env: z.record(z.string(), z.string()).optional(),
-  interruptGraceMs: z.number().int().nonnegative().optional(),
-  startTimeoutMs: z.number().int().positive().optional(),
-  retainStreamBytes: z.number().int().nonnegative().optional(),
-  maxHeapMb: z.number().int().min(16).optional(),
-  memoryMb: z.number().int().min(64).optional(),
-  node: z.string().min(1).optional(),
-  launcher: z.array(z.string()).optional(),
-  sandbox: z.object({ network: z.boolean(), writable: z.array(z.string()) }).optional(),
-  limits: z
-    .object({
-      cpuSeconds: z.number().int().positive().optional(),
-      processes: z.number().int().positive().optional(),
-    })
-    .optional(),
-  subreaperPython: z.union([z.string().min(1), z.literal(false)]).optional(),
-});
+const optionsSchema = lazySchema(() =>
+  z.object({
+    cwd: z.string().min(1).optional(),
+    env: z.record(z.string(), z.string()).optional(),
+    interruptGraceMs: z.number().int().nonnegative().optional(),
+    startTimeoutMs: z.number().int().positive().optional(),
+    retainStreamBytes: z.number().int().nonnegative().optional(),
+    maxHeapMb: z.number().int().min(16).optional(),
+    memoryMb: z.number().int().min(64).optional(),
+    node: z.string().min(1).optional(),
+    launcher: z.array(z.string()).optional(),
+    sandbox: z.object({ network: z.boolean(), writable: z.array(z.string()) }).optional(),
+    limits: z
+      .object({
+        cpuSeconds: z.number().int().positive().optional(),
+        processes: z.number().int().positive().optional(),
+      })
+      .optional(),
+    subreaperPython: z.union([z.string().min(1), z.literal(false)]).optional(),
+  }),
+);
 
 /** Returns the options unchanged, or throws INVALID_INPUT naming the offending field. */
 export function validateOptions(options: JsKernelOptions): JsKernelOptions {
-  const parsed = optionsSchema.safeParse(options);
+  const parsed = optionsSchema().safeParse(options, PARSE_ONCE);
   if (parsed.success) return options;
   const issue = parsed.error.issues[0];
   const field = issue?.path.join(".") || "options";

@@ -1,7 +1,7 @@
 // How a Python kernel is started: the spawn command (launcher or sandbox prefix), its environment additions and
 // the configuration the runner reads from its bundle. Pure: no process is started here.
 import { join } from "node:path";
-import { resolveEvalkitHome } from "../../runtime/python-candidates.js";
+import { resolveEvalkitHome } from "../../runtime/evalkit-home.js";
 import { buildSandboxArgv } from "../../runtime/sandbox-argv.js";
 import type { SandboxFeatures } from "../../runtime/sandbox-probe.js";
 import type { ResolvedSandbox } from "../../runtime/sandbox-types.js";

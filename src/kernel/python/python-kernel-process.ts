@@ -2,11 +2,11 @@
 // exit classification and the end through the shared kill ladder. PythonKernel drives cells over it.
 import { type ChildProcess, spawn } from "node:child_process";
 import { EvalkitError } from "../../errors.js";
+import { createRandomToken } from "../../text/random-tokens.js";
 import type { KernelExit } from "../kernel.js";
 import { climbKillLadder, reapKernelTree, waitForChildExit } from "../kill-ladder.js";
 import { LineReader } from "../line-reader.js";
 import { KERNEL_TAG_NAME } from "../process-tree.js";
-import { createRandomToken } from "../random-tokens.js";
 import {
   decodeRunnerFrame,
   encodeHostFrame,

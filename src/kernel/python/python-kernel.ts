@@ -3,12 +3,12 @@
 import type { KernelOutput } from "../../contracts/outputs.js";
 import { EvalkitError } from "../../errors.js";
 import { requireSandboxFeatures } from "../../runtime/sandbox-probe.js";
+import { createRandomToken } from "../../text/random-tokens.js";
 import { CellRecord } from "../cell-record.js";
 import { answerHostCall } from "../host-calls.js";
 import type { ExecuteOptions, ExecuteOutcome, Kernel, KernelExit } from "../kernel.js";
 import { signalGroup } from "../process-group.js";
 import { countOwnProcesses } from "../process-tree.js";
-import { createRandomToken } from "../random-tokens.js";
 import { outputOfDisplayFrame } from "../runner-frames.js";
 import { buildPythonCommand, buildRunnerConfig, withMallocTuning } from "./python-command.js";
 import type { PythonKernelInfo, PythonKernelOptions } from "./python-kernel-options.js";

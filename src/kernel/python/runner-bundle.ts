@@ -1,9 +1,12 @@
 // Packs the Python runner (python/evalkit_kernel) into the payload the bootstrap reads from stdin.
 
-import { createHash } from "node:crypto";
 import { closeSync, fstatSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import { packagePath } from "../../runtime/package-root.js";
+
+// node:crypto (~2 ms to load) only when the runner is packed from python/ itself: the bundle ships digests.
+const loadCrypto = () => createRequire(import.meta.url)("node:crypto") as typeof import("node:crypto");
 
 /** The package's python/ folder, both from src/ (tests) and the dist/ bundle (installed). */
 export const PYTHON_DIR = packagePath("python");
@@ -45,7 +48,7 @@ function collectModules(dir: string, dotted: string, into: RunnerSources) {
       const source = readFileSync(path, "utf8");
       const name = entry === "__init__.py" ? dotted : `${dotted}.${entry.slice(0, -3)}`;
       into.modules[name] = source;
-      into.hashes[name] = createHash("sha256").update(source).digest("hex").slice(0, 32);
+      into.hashes[name] = loadCrypto().createHash("sha256").update(source).digest("hex").slice(0, 32);
       if (entry === "__init__.py") into.packages.push(dotted);
     }
   }

@@ -1,6 +1,6 @@
 // Pooled random tokens: the right length, hex, and never the same bytes twice, across pool refills.
 import { describe, expect, it } from "vitest";
-import { createRandomToken } from "../../src/kernel/random-tokens.js";
+import { createRandomToken } from "../../src/text/random-tokens.js";
 
 describe("random tokens", () => {
   it("gives hex tokens of the asked length that never repeat, across many pool refills", () => {

@@ -1,0 +1,48 @@
+// esbuild settings of dist/'s bundles, shared by scripts/build.mjs and test/build.test.ts (which checks what
+// each bundle runs at load), so the two cannot drift apart.
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+export const ROOT = fileURLToPath(new URL("../", import.meta.url));
+const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
+
+/** The CommonJS bundles, each loaded through the code cache (src/boot/load-bundle.ts). */
+export const COMMONJS_BUNDLES = [
+  { entry: "src/index.ts", outfile: "evalkit.cjs" },
+  { entry: "src/cli/main.ts", outfile: "cli.cjs" },
+];
+
+/** Small ES modules: the bundle loader and the integrations over their peer dependency. */
+export const ESM_ENTRIES = [
+  "src/boot/load-bundle.ts",
+  "src/integrations/ai-sdk.ts",
+  "src/integrations/openai-agents.ts",
+];
+
+export const COMMON_OPTIONS = {
+  absWorkingDir: ROOT,
+  bundle: true,
+  platform: "node",
+  target: "node20",
+  // Fewer bytes to read and parse; identifiers keep their names so stack traces stay readable.
+  minifyWhitespace: true,
+  minifySyntax: true,
+  sourcemap: true,
+  logLevel: "warning",
+  // Loaded with createRequire when first needed (HTML → markdown), from node_modules as installed.
+  // Peer dependencies (the AI SDK, the OpenAI Agents SDK) are the user's own copies, never bundled.
+  external: ["turndown", "turndown-plugin-gfm", ...Object.keys(pkg.peerDependencies ?? {})],
+};
+
+/** Options for one CommonJS bundle; `import.meta.url` becomes the bundle file's own URL (for the package root). */
+export function commonJsOptions({ entry, outfile }) {
+  return {
+    ...COMMON_OPTIONS,
+    entryPoints: [entry],
+    outfile: `dist/${outfile}`,
+    format: "cjs",
+    // Lets code ask whether it runs as the bundle (src/kernel/python/runner-bundle.ts reads the prebuilt runner).
+    define: { EVALKIT_BUNDLED: "true", "import.meta.url": "__evalkitBundleUrl" },
+    banner: { js: 'var __evalkitBundleUrl=require("node:url").pathToFileURL(__filename).href;' },
+  };
+}
