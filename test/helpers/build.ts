@@ -33,7 +33,9 @@ function newestMs(dir: string, suffix: string): number {
  */
 function newestInputMs(): number {
   return Math.max(
-    ...["package.json", "scripts/build.mjs", "scripts/bundle-config.mjs"].map((f) => statSync(path.join(ROOT, f)).mtimeMs),
+    ...["package.json", "scripts/build.mjs", "scripts/bundle-config.mjs"].map(
+      (f) => statSync(path.join(ROOT, f)).mtimeMs,
+    ),
     newestMs(path.join(ROOT, "src"), ".ts"),
     newestMs(path.join(ROOT, "python", "evalkit_kernel"), ".py"),
   );
