@@ -34,6 +34,21 @@ export const COMMON_OPTIONS = {
   external: ["turndown", "turndown-plugin-gfm", ...Object.keys(pkg.peerDependencies ?? {})],
 };
 
+/**
+ * The SDK's Server imports its ajv provider at load and builds ajv at construction (~3 ms); evalkit passes its
+ * own validator, which loads the SDK's provider from node_modules on first use (src/mcp/elicitation-validator.ts).
+ */
+const withoutBundledAjv = {
+  name: "evalkit-without-bundled-ajv",
+  setup(build) {
+    build.onResolve({ filter: /\/validation\/ajv-provider\.js$/ }, (args) =>
+      args.importer.includes("@modelcontextprotocol/sdk")
+        ? { path: fileURLToPath(new URL("../src/mcp/ajv-provider-unbundled.ts", import.meta.url)) }
+        : undefined,
+    );
+  },
+};
+
 /** Options for one CommonJS bundle; `import.meta.url` becomes the bundle file's own URL (for the package root). */
 export function commonJsOptions({ entry, outfile }) {
   return {
@@ -41,6 +56,7 @@ export function commonJsOptions({ entry, outfile }) {
     entryPoints: [entry],
     outfile: `dist/${outfile}`,
     format: "cjs",
+    plugins: [withoutBundledAjv],
     // Lets code ask whether it runs as the bundle (src/kernel/python/runner-bundle.ts reads the prebuilt runner).
     define: { EVALKIT_BUNDLED: "true", "import.meta.url": "__evalkitBundleUrl" },
     banner: { js: 'var __evalkitBundleUrl=require("node:url").pathToFileURL(__filename).href;' },

@@ -1,5 +1,6 @@
 // The `evalkit` command dispatcher: picks the subcommand and loads only the code it needs.
 
+import * as z from "zod";
 import { isEvalkitError } from "../errors.js";
 import { packageVersion } from "../runtime/package-root.js";
 import { formatUsageError } from "./args.js";
@@ -35,6 +36,11 @@ export interface CliIo {
 }
 
 installStdioGuard();
+
+// The CLI owns its process, so it can make a process-wide choice a library must not: zod compiles each object
+// schema into a generated function at its first parse, which pays off only after many parses. A one-shot
+// `evalkit exec`, and an MCP server parsing a handful of the SDK's message kinds, lose ~3 ms to it at start.
+z.config({ jitless: true });
 
 const defaultIo: CliIo = { stdout: writeStdout, stderr: writeStderr };
 

@@ -49,6 +49,9 @@ export async function runMcp(argv: string[]): Promise<number> {
     // initializes: a client's first eval then finds it ready.
     const prepared = new ServerTool(resolveMcpServerOptions(options));
     prepared.warm();
+    // Bundled, the server module initialises synchronously (~8 ms with the SDK) as soon as it is imported; one
+    // turn of the event loop first lets the warm-up's promise chain reach the kernel's spawn.
+    await new Promise<void>((resolve) => setImmediate(resolve));
     try {
       const { runMcpServer } = await import("../mcp/server.js");
       await runMcpServer(options, prepared);

@@ -11,6 +11,7 @@ import { EvalkitError } from "../errors.js";
 import { packageVersion } from "../runtime/package-root.js";
 import type { EvalTool } from "../tool/eval-tool.js";
 import { registerArtifactResources, ServerArtifacts } from "./artifact-resources.js";
+import { createLazyJsonSchemaValidator } from "./elicitation-validator.js";
 import { runEvalToolCall } from "./eval-call.js";
 import { invalidParams } from "./protocol-error.js";
 import { createSamplingCompletion } from "./sampling-completion.js";
@@ -53,6 +54,7 @@ export function createEvalMcpServer(
     {
       capabilities: { tools: {}, resources: { listChanged: true } },
       instructions: INSTRUCTIONS,
+      jsonSchemaValidator: createLazyJsonSchemaValidator(),
     },
   );
   // The tool stack loads while the client initializes, so `initialize` is answered without waiting for it.
