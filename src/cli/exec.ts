@@ -118,7 +118,7 @@ export async function runExec(argv: string[], io: CommandIo): Promise<number> {
             language: cell.language ?? "py",
             ...(cell.title !== undefined ? { title: cell.title } : {}),
           })),
-          new ImageOutput({ protocol: undefined, dir: imagesDir }),
+          new ImageOutput({ protocol: undefined, dir: imagesDir, isManagedDir: values.images === undefined }),
         );
     const result = await tool.execute(parsed.value, {
       signal: controller.signal,

@@ -2,6 +2,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeDirectory } from "../../output/make-directory.js";
+import { pruneImageDir } from "./image-prune.js";
 
 /** The inline image protocols the REPL knows. */
 export type ImageProtocol = "kitty" | "iterm2";
@@ -77,16 +78,26 @@ export type ShownImage =
   | { kind: "file"; path: string; mime: string }
   | { kind: "failed"; mime: string; reason: string };
 
+// Per process, not per ImageOutput: two outputs made in the same second must not write the same file name.
+let savedCount = 0;
+
 /** Shows images for one REPL run: inline when `protocol` is set and can draw the format, else files in `dir`. */
 export class ImageOutput {
   private readonly protocol: ImageProtocol | undefined;
   private readonly dir: string;
   private readonly stamp: string;
-  private count = 0;
+  /** evalkit's own folder, pruned before the first save; a folder the user named is left as it is. */
+  private isPruneDue: boolean;
 
-  constructor(options: { protocol: ImageProtocol | undefined; dir: string; now?: Date }) {
+  constructor(options: {
+    protocol: ImageProtocol | undefined;
+    dir: string;
+    isManagedDir?: boolean;
+    now?: Date;
+  }) {
     this.protocol = options.protocol;
     this.dir = options.dir;
+    this.isPruneDue = options.isManagedDir === true;
     this.stamp = formatStamp(options.now ?? new Date());
   }
 
@@ -116,8 +127,12 @@ export class ImageOutput {
 
   private save(mime: string, data: string): string {
     makeDirectory(this.dir);
-    this.count += 1;
-    const path = join(this.dir, `${this.stamp}-${this.count}.${EXTENSIONS[mime] ?? "bin"}`);
+    if (this.isPruneDue) {
+      this.isPruneDue = false;
+      pruneImageDir(this.dir);
+    }
+    savedCount += 1;
+    const path = join(this.dir, `${this.stamp}-${savedCount}.${EXTENSIONS[mime] ?? "bin"}`);
     const bytes = mime === "image/svg+xml" ? Buffer.from(data, "utf8") : Buffer.from(data, "base64");
     writeFileSync(path, bytes);
     return path;

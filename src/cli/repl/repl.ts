@@ -124,6 +124,7 @@ class ReplSession {
     const images = new ImageOutput({
       protocol: detectImageProtocol(process.env, process.stdout.isTTY === true),
       dir: join(this.home, "images"),
+      isManagedDir: true,
     });
     const artifacts = createArtifactStore({ dir: join(this.home, "artifacts") });
     const palette = createPalette(this.render);

@@ -299,7 +299,7 @@ describe("CellPrinter", () => {
     };
     printer.handle({ type: "error", ...error });
     printer.finish({ status: "error", durationMs: 5, error });
-    expect(stream.written).toMatch(/^partial\nOut\[7\]: 42\n\[image\] image\/png saved to \S+-1\.png\n/);
+    expect(stream.written).toMatch(/^partial\nOut\[7\]: 42\n\[image\] image\/png saved to \S+-\d+\.png\n/);
     expect(stream.written).not.toContain("<Figure");
     expect(stream.written).toContain("ValueError: bad\n");
   });
