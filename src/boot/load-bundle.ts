@@ -29,10 +29,10 @@ const { fileURLToPath } = requireBuiltin("node:url") as typeof import("node:url"
 /** The subfolder of `$EVALKIT_HOME` that holds compiled bundles. */
 export const NODE_CODE_CACHE_DIR = path.join("cache", "node-code");
 
-/** What happened to the code cache when a bundle was loaded (for tests and `doctor`-style reports). */
+/** What happened to the code cache when a bundle was loaded. */
 export type CodeCacheUse = "used" | "written" | "rejected" | "off";
 
-/** The last load's cache use per bundle file, for tests. */
+/** The last load's cache use per bundle file (tests read it). */
 export const codeCacheUses = new Map<string, CodeCacheUse>();
 
 // A CommonJS wrapper like Node's own. "use strict" keeps the ES module semantics the sources were written for;
