@@ -5,6 +5,7 @@ import { EvalkitError } from "../../errors.js";
 import type { KernelExit } from "../kernel.js";
 import { climbKillLadder, reapKernelTree, waitForChildExit } from "../kill-ladder.js";
 import { LineReader } from "../line-reader.js";
+import { decodePlainStreamLine } from "../plain-stream-line.js";
 import { KERNEL_TAG_NAME } from "../process-tree.js";
 import { createRandomToken } from "../random-tokens.js";
 import {
@@ -189,6 +190,12 @@ export class PythonKernelProcess {
       return;
     }
     for (const line of lines) {
+      const plain = decodePlainStreamLine(line);
+      if (plain !== undefined) {
+        if (this.trace) process.stderr.write(`evalkit host << ${line.toString("latin1", 0, 300)}\n`);
+        this.events.onFrame(plain, true);
+        continue;
+      }
       const text = line.toString("utf8");
       if (this.trace) process.stderr.write(`evalkit host << ${text.slice(0, 300)}\n`);
       let frame: RunnerFrame;
