@@ -9,6 +9,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from evalkit_kernel.capture import router as router_module  # noqa: E402
 from evalkit_kernel.capture.router import CHUNK_CHARS, ORPHAN_LIMIT, StreamRouter  # noqa: E402
 from evalkit_kernel.capture.stream_frames import encode_stream_frames, escape_text  # noqa: E402
 from evalkit_kernel.capture.streams import CellTextStream  # noqa: E402
@@ -90,6 +91,17 @@ class FastWriteTest(unittest.TestCase):
         self.router.flush()
         self.assertEqual(len(self.raw.frames()) - len(frames), 3)
         self.assertEqual(self.raw.writes[-1].count(b"\n"), 3)
+
+    def test_a_long_print_loop_leaves_as_full_frames(self):
+        saved = router_module.FLUSH_DELAY
+        router_module.FLUSH_DELAY = 60  # keep the timed flush out of the way: only full chunks leave
+        try:
+            for _ in range(320):
+                print("z" * 1023, file=self.out)
+            sizes = [len(f["data"]) for f in self.raw.frames()]
+        finally:
+            router_module.FLUSH_DELAY = saved
+        self.assertEqual(sizes, [CHUNK_CHARS] * 10)
 
     def test_stream_switches_and_other_threads_keep_the_order_of_writes(self):
         cached = self.out.write  # a logging handler keeps the bound write; it must stay correct

@@ -93,7 +93,7 @@ class StreamRouter(object):
                 size = router._fast_size + len(text)
                 router._fast_size = size
                 if size >= limit:
-                    router.flush()
+                    router.flush(keep_fast=True)
                 elif not router._wake_pending:
                     router._wake_pending = True
                     router._wake.set()
@@ -111,7 +111,7 @@ class StreamRouter(object):
                 size = self._fast_size + len(text)
                 self._fast_size = size
                 if size >= CHUNK_CHARS:
-                    self.flush()
+                    self.flush(keep_fast=True)
                 elif not self._wake_pending:
                     self._wake_pending = True
                     self._wake.set()
@@ -134,16 +134,20 @@ class StreamRouter(object):
                 if self._size >= CHUNK_CHARS:
                     self._flush_locked()
                     return  # nothing left for the flush thread
+                if self._fast_name is name:
+                    self._fast_size = self._size  # what waits ahead of the fast path's text fills its chunk too
             elif self._size > ORPHAN_LIMIT:
                 self._drop_oldest_locked()
         if not self._wake_pending:  # Event.set() takes a lock: skip it while a wake-up is pending
             self._wake_pending = True
             self._wake.set()
 
-    def flush(self):
+    def flush(self, keep_fast=False):
+        """Sends what is pending. keep_fast: the fast path's own flush of a full chunk, mid-cell (the next write
+        then stays on the fast path, and each 32 KB leaves as one frame instead of a frame and a sliver)."""
         with self._lock:
             self._drain_fast_locked()
-            if _get_ident() == self._owner:
+            if not keep_fast and _get_ident() == self._owner:
                 self._fast_name = None  # see __init__: the owner's next write re-checks that a cell runs
             if self._cell_id() is None:
                 if self._size > ORPHAN_LIMIT:
