@@ -190,14 +190,14 @@ export class PythonKernelProcess {
       return;
     }
     for (const line of lines) {
+      if (this.trace) process.stderr.write(`evalkit host << ${line.toString("utf8", 0, 300)}\n`);
+      // The common stream frame, straight from its bytes (it may rewrite them: nobody reads the line after).
       const plain = decodePlainStreamLine(line);
       if (plain !== undefined) {
-        if (this.trace) process.stderr.write(`evalkit host << ${line.toString("latin1", 0, 300)}\n`);
         this.events.onFrame(plain, true);
         continue;
       }
       const text = line.toString("utf8");
-      if (this.trace) process.stderr.write(`evalkit host << ${text.slice(0, 300)}\n`);
       let frame: RunnerFrame;
       try {
         frame = decodeRunnerFrame(text);
