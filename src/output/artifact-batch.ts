@@ -34,6 +34,22 @@ export class ArtifactBatch {
     this.used += piece.length;
   }
 
+  /** Takes text of single-byte characters (plain ASCII) straight into the batch: no encoded copy on the way. */
+  appendLatin1(text: string): void {
+    if (this.error !== null) return;
+    const room = this.cap - this.taken;
+    if (room <= 0) return;
+    const piece = text.length <= room ? text : text.slice(0, room);
+    if (this.used + piece.length > ARTIFACT_BATCH_BYTES) this.flush();
+    if (piece.length >= ARTIFACT_BATCH_BYTES) {
+      this.append(Buffer.from(piece, "latin1"));
+      return;
+    }
+    this.taken += piece.length;
+    this.buffer ??= Buffer.allocUnsafe(ARTIFACT_BATCH_BYTES);
+    this.used += this.buffer.write(piece, this.used, piece.length, "latin1");
+  }
+
   /** Writes what is held (before the artifact is closed or read). */
   flush(): void {
     if (this.used === 0 || this.buffer === null) return;

@@ -231,7 +231,8 @@ export class OutputSink {
       if (text === "") return;
     }
     this.countLines(text);
-    this.writeRaw(encodeRawBytesTransient(text, isTextPlain));
+    if (isTextPlain && this.batch !== null) this.appendPlain(text);
+    else this.writeRaw(encodeRawBytesTransient(text, isTextPlain));
     this.sanitizer.push(text, isTextPlain);
   }
 
@@ -275,6 +276,15 @@ export class OutputSink {
     const batch = this.batch;
     if (batch === null || this.artifactError !== null) return;
     batch.append(bytes);
+    if (batch.error !== null) this.artifactError = batch.error;
+  }
+
+  /** Plain ASCII text once the artifact exists: one byte per character, copied straight into the batch. */
+  private appendPlain(text: string): void {
+    this.totalBytes += text.length;
+    const batch = this.batch!;
+    if (this.artifactError !== null) return;
+    batch.appendLatin1(text);
     if (batch.error !== null) this.artifactError = batch.error;
   }
 

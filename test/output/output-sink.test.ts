@@ -181,6 +181,27 @@ describe("OutputSink", () => {
     expect((await readWhole(result.truncated!.artifact)).length).toBe(5000);
   });
 
+  it("stores plain, non-ASCII and batch-sized chunks byte for byte up to the cap", async () => {
+    const chunks = [
+      ...Array.from({ length: 500 }, (_, i) => `plain ${i}\n`),
+      "é and € are not plain\n",
+      `${"p".repeat(300_000)}\n`,
+      ...Array.from({ length: 20_000 }, (_, i) => (i % 7 === 0 ? `wide ${i} é\n` : `narrow ${i}\n`)),
+    ];
+    const sink = createOutputSink({
+      artifactDir: dir,
+      headBytes: 300,
+      tailBytes: 300,
+      maxArtifactBytes: 400_000,
+    });
+    for (const chunk of chunks) sink.push(chunk, /^[\t\n\x20-\x7e]*$/.test(chunk));
+    const result = sink.finish();
+    const whole = Buffer.from(chunks.join(""), "utf8");
+    expect(result.totalBytes).toBe(whole.length);
+    expect(result.artifactBytes).toBe(400_000);
+    expect((await readWhole(result.truncated!.artifact)).equals(whole.subarray(0, 400_000))).toBe(true);
+  });
+
   it("caps a cell's artifacts over all of a job's returns as it caps one artifact", async () => {
     const options = { artifactDir: dir, headBytes: 200, tailBytes: 200, maxArtifactBytes: 5000 };
     const lines = Array(30).fill(`${"z".repeat(99)}\n`);
