@@ -3,6 +3,7 @@
 import type { TruncationInfo } from "../contracts/cell-result.js";
 import { EvalkitError } from "../errors.js";
 import { pluralize } from "../text/text-lines.js";
+import { ArtifactBatch } from "./artifact-batch.js";
 import { type ArtifactStore, type ArtifactWriter, createArtifactStore } from "./artifact-store.js";
 import { OutputWindow } from "./output-window.js";
 import { encodeRawBytes, encodeRawBytesTransient, endsWithHighSurrogate } from "./raw-bytes.js";
@@ -80,6 +81,7 @@ export class OutputSink {
   private buffered: Buffer[] = [];
   private bufferedBytes = 0;
   private writer: ArtifactWriter | null = null;
+  private batch: ArtifactBatch | null = null;
   private artifactError: string | null = null;
   private totalBytes = 0;
   private newlines = 0;
@@ -184,6 +186,8 @@ export class OutputSink {
     }
     this.sanitizer.end();
     const window = this.window;
+    // Before the view is composed: a failed last write must show in its reference to the artifact.
+    if (window.hasLoss) this.flushArtifact();
     const lines = window.lines(this.omissionNotice, null);
     const omitted = window.omitted();
     if (omitted.lines === 0 && window.clampedLines > 0) lines.push(this.clampNotice());
@@ -211,6 +215,7 @@ export class OutputSink {
     }
     if (this.artifactError !== null) result.artifactError = this.artifactError;
     this.buffered = [];
+    this.batch = null;
     this.result = result;
     return result;
   }
@@ -226,7 +231,8 @@ export class OutputSink {
       if (text === "") return;
     }
     this.countLines(text);
-    this.writeRaw(encodeRawBytesTransient(text, isTextPlain));
+    if (isTextPlain && this.batch !== null) this.appendPlain(text);
+    else this.writeRaw(encodeRawBytesTransient(text, isTextPlain));
     this.sanitizer.push(text, isTextPlain);
   }
 
@@ -259,6 +265,7 @@ export class OutputSink {
       this.buffered = [];
       return;
     }
+    this.batch = new ArtifactBatch(this.writer, this.maxArtifactBytes);
     const buffered = this.buffered;
     this.buffered = [];
     this.bufferedBytes = 0;
@@ -266,15 +273,26 @@ export class OutputSink {
   }
 
   private append(bytes: Buffer): void {
-    const writer = this.writer;
-    if (writer === null || this.artifactError !== null) return;
-    const room = this.maxArtifactBytes - writer.bytesWritten;
-    if (room <= 0) return;
-    try {
-      writer.write(bytes.length <= room ? bytes : bytes.subarray(0, room));
-    } catch (err) {
-      this.artifactError = err instanceof Error ? err.message : String(err);
-    }
+    const batch = this.batch;
+    if (batch === null || this.artifactError !== null) return;
+    batch.append(bytes);
+    if (batch.error !== null) this.artifactError = batch.error;
+  }
+
+  /** Plain ASCII text once the artifact exists: one byte per character, copied straight into the batch. */
+  private appendPlain(text: string): void {
+    this.totalBytes += text.length;
+    const batch = this.batch!;
+    if (this.artifactError !== null) return;
+    batch.appendLatin1(text);
+    if (batch.error !== null) this.artifactError = batch.error;
+  }
+
+  private flushArtifact(): void {
+    const batch = this.batch;
+    if (batch === null || this.artifactError !== null) return;
+    batch.flush();
+    if (batch.error !== null) this.artifactError = batch.error;
   }
 
   private artifactReference(): string {

@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { readArtifact } from "../../src/output/artifact-store.js";
+import { ARTIFACT_BATCH_BYTES } from "../../src/output/artifact-batch.js";
+import { createArtifactStore, readArtifact } from "../../src/output/artifact-store.js";
 import { createOutputSink, type OutputSinkOptions } from "../../src/output/output-sink.js";
 import { decodeRawBytes } from "../../src/output/raw-bytes.js";
 
@@ -180,6 +181,27 @@ describe("OutputSink", () => {
     expect((await readWhole(result.truncated!.artifact)).length).toBe(5000);
   });
 
+  it("stores plain, non-ASCII and batch-sized chunks byte for byte up to the cap", async () => {
+    const chunks = [
+      ...Array.from({ length: 500 }, (_, i) => `plain ${i}\n`),
+      "é and € are not plain\n",
+      `${"p".repeat(300_000)}\n`,
+      ...Array.from({ length: 20_000 }, (_, i) => (i % 7 === 0 ? `wide ${i} é\n` : `narrow ${i}\n`)),
+    ];
+    const sink = createOutputSink({
+      artifactDir: dir,
+      headBytes: 300,
+      tailBytes: 300,
+      maxArtifactBytes: 400_000,
+    });
+    for (const chunk of chunks) sink.push(chunk, /^[\t\n\x20-\x7e]*$/.test(chunk));
+    const result = sink.finish();
+    const whole = Buffer.from(chunks.join(""), "utf8");
+    expect(result.totalBytes).toBe(whole.length);
+    expect(result.artifactBytes).toBe(400_000);
+    expect((await readWhole(result.truncated!.artifact)).equals(whole.subarray(0, 400_000))).toBe(true);
+  });
+
   it("caps a cell's artifacts over all of a job's returns as it caps one artifact", async () => {
     const options = { artifactDir: dir, headBytes: 200, tailBytes: 200, maxArtifactBytes: 5000 };
     const lines = Array(30).fill(`${"z".repeat(99)}\n`);
@@ -217,6 +239,30 @@ describe("OutputSink", () => {
     expect(result.text).toContain("line 99\n");
   });
 
+  it("says so in the view when the artifact's last batched write fails", () => {
+    const real = createArtifactStore({ dir });
+    const store = {
+      ...real,
+      create: () => {
+        const writer = real.create();
+        return {
+          ...writer,
+          write: () => {
+            throw new Error("ENOSPC: no space left on device");
+          },
+          close: () => writer.close(),
+          discard: () => writer.discard(),
+        };
+      },
+    };
+    const sink = createOutputSink({ store, headBytes: 50, tailBytes: 50 });
+    for (let i = 0; i < 100; i++) sink.push(`line ${i}\n`);
+    const result = sink.finish();
+    expect(result.truncated).toBeUndefined();
+    expect(result.artifactError).toContain("ENOSPC");
+    expect(result.text).toContain("full output could not be saved (ENOSPC");
+  });
+
   it("shows the current view in a snapshot while the stream is still open", () => {
     const sink = createOutputSink({ artifactDir: dir });
     sink.push("first\nsecond par");
@@ -226,13 +272,20 @@ describe("OutputSink", () => {
     expect(sink.finish().text).toBe("first\n50%");
   });
 
-  it("writes the artifact as output arrives instead of holding it in memory", () => {
+  it("writes the artifact as output arrives, holding at most one batch in memory", () => {
     const sink = createOutputSink({ artifactDir: dir, headBytes: 100, tailBytes: 100 });
-    for (let i = 0; i < 1000; i++) sink.push(`row ${i}\n`);
+    const rows = Array.from({ length: 100_000 }, (_, i) => `row ${i}\n`);
+    for (const row of rows) sink.push(row, true);
     const uri = sink.artifactUri;
     expect(uri).toMatch(/^artifact:\/\//);
-    const onDisk = readFileSync(join(dir, `${uri!.slice("artifact://".length)}.out`), "utf8");
-    expect(onDisk).toBe(Array.from({ length: 1000 }, (_, i) => `row ${i}\n`).join(""));
-    sink.finish();
+    const path = join(dir, `${uri!.slice("artifact://".length)}.out`);
+    const expected = rows.join("");
+    const whileRunning = readFileSync(path, "utf8");
+    expect(expected.startsWith(whileRunning)).toBe(true);
+    expect(expected.length - whileRunning.length).toBeLessThanOrEqual(ARTIFACT_BATCH_BYTES);
+    expect(whileRunning.length).toBeGreaterThan(expected.length / 2);
+    const result = sink.finish();
+    expect(readFileSync(path, "utf8")).toBe(expected);
+    expect(result.artifactBytes).toBe(expected.length);
   });
 });

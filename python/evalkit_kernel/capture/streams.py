@@ -1,4 +1,4 @@
-"""Output capture: sys.stdout/sys.stderr objects and fd 1/2 pipes, all routed into stream frames of the running cell."""
+"""Output capture: sys.stdout/sys.stderr objects and fd 1/2 pipes, all feeding the stream router (router.py)."""
 
 import codecs
 import io
@@ -10,163 +10,14 @@ import threading
 import time
 
 _monotonic = time.monotonic
-_get_ident = threading.get_ident
 
 from .channel_fds import private_pipe
+from .router import CHUNK_CHARS, FD_SYNC_INTERVAL, FLUSH_DELAY, ORPHAN_LIMIT, StreamRouter  # noqa: F401 (re-exported)
 from ..core.threads import start_daemon
 
-CHUNK_CHARS = 32 * 1024  # bigger frames were measured much slower in the child
-FLUSH_DELAY = 0.004  # batch small writes for a few ms; never hold output longer
-ORPHAN_LIMIT = 1 << 20  # output written between cells, kept for the next cell
-FD_SYNC_INTERVAL = 0.001  # Python-level writes pull earlier fd-level bytes in at most this often
 PIPE_SIZE = 1 << 20
 _F_SETPIPE_SZ = 1031
 _FIONREAD = 0x541B
-
-
-class StreamRouter(object):
-    """Orders stream text from every source and turns it into <=32 KB stdout/stderr frames."""
-
-    def __init__(self, send, cell_id):
-        self._send = send
-        self._cell_id = cell_id  # callable -> current cell id or None
-        self._lock = threading.RLock()
-        self._pending = []  # [name, [parts], size]
-        self._size = 0
-        self._orphans_dropped = 0  # characters written between cells and dropped past ORPHAN_LIMIT
-        self._wake = threading.Event()
-        self._wake_pending = False
-        # Single-writer fast path: the thread that made the router (the runner's main thread, which runs
-        # cells) appends its text to _fast without the lock while a cell runs, no %%capture sink is active
-        # and it keeps writing to the same stream. Everyone else (the flush thread, other threads, the
-        # other stream) first moves _fast into _pending under the lock, so the order of text is the order
-        # of the writes. _fast is only ever appended to by the owner and emptied from the front with
-        # `del buf[:n]` (one atomic step under the GIL), so no text is lost or reordered.
-        self._owner = threading.get_ident()
-        self._fast = []
-        self._fast_name = None  # the stream _fast holds text of
-        self._fast_size = 0  # owner's estimate; reset when _fast is flushed
-        self.sinks = []  # %%capture sinks, innermost last
-        # Set when fd 1/2 are captured: Python-level writes first pull in bytes already written to the fds
-        # (os.write, C code, children), so `os.write(1, a); print(b)` arrives as a, b. Checked on the first
-        # write of a cell and then at most every FD_SYNC_INTERVAL (one poll(0) when nothing is pending).
-        self.fd_sync = None
-        self.fd_sync_due = 0.0
-        start_daemon(self._flush_loop, "evalkit-flush")
-
-    def pull_fd_output(self):
-        sync = self.fd_sync
-        if sync is not None:
-            now = time.monotonic()
-            if now >= self.fd_sync_due:
-                self.fd_sync_due = now + FD_SYNC_INTERVAL
-                sync()
-
-    def write(self, name, text):
-        if not text:
-            return
-        if name is self._fast_name and _get_ident() == self._owner and not self.sinks:
-            if self._cell_id() is not None:
-                self._fast.append(text)
-                size = self._fast_size + len(text)
-                self._fast_size = size
-                if size >= CHUNK_CHARS:
-                    self.flush()
-                elif not self._wake_pending:
-                    self._wake_pending = True
-                    self._wake.set()
-                return
-        with self._lock:
-            self._drain_fast_locked()
-            cell_id = self._cell_id()
-            if self.sinks and cell_id is not None:
-                self.sinks[-1].on_stream(name, text)
-                return
-            if cell_id is not None and _get_ident() == self._owner:
-                self._fast_name = name  # the owner's next writes to this stream take the fast path
-            pending = self._pending
-            if pending and pending[-1][0] == name:
-                pending[-1][1].append(text)
-            else:
-                pending.append([name, [text]])
-            self._size += len(text)
-            if cell_id is not None:
-                if self._size >= CHUNK_CHARS:
-                    self._flush_locked()
-                    return  # nothing left for the flush thread
-            elif self._size > ORPHAN_LIMIT:
-                self._drop_oldest_locked()
-        if not self._wake_pending:  # Event.set() takes a lock: skip it while a wake-up is pending
-            self._wake_pending = True
-            self._wake.set()
-
-    def flush(self):
-        with self._lock:
-            self._drain_fast_locked()
-            self._flush_locked()
-
-    def _drain_fast_locked(self):
-        """Moves the owner's lock-free text into _pending, in order (called under the lock)."""
-        buf = self._fast
-        count = len(buf)
-        if count == 0:
-            return
-        parts = buf[:count]
-        del buf[:count]  # the owner may have appended meanwhile: that text stays for the next drain
-        self._fast_size = 0
-        name = self._fast_name
-        pending = self._pending
-        if pending and pending[-1][0] == name:
-            pending[-1][1].extend(parts)
-        else:
-            pending.append([name, parts])
-        for part in parts:
-            self._size += len(part)
-
-    def _flush_locked(self):
-        cell_id = self._cell_id()
-        if cell_id is None or not self._pending:
-            return
-        pending, self._pending, self._size = self._pending, [], 0
-        send = self._send
-        if self._orphans_dropped:
-            # Say so before the text that was kept: a background flood between cells is capped, never silent.
-            dropped, self._orphans_dropped = self._orphans_dropped, 0
-            send({"type": "stderr", "id": cell_id, "data": _orphan_note(dropped)})
-        for name, parts in pending:
-            text = "".join(parts)
-            for start in range(0, len(text), CHUNK_CHARS):
-                send({"type": name, "id": cell_id, "data": text[start:start + CHUNK_CHARS]})
-
-    def _drop_oldest_locked(self):
-        while self._size > ORPHAN_LIMIT and self._pending:
-            name, parts = self._pending[0]
-            size = len(parts.pop(0))
-            self._size -= size
-            self._orphans_dropped += size
-            if not parts:
-                self._pending.pop(0)
-
-    def _flush_loop(self):
-        wake = self._wake
-        pause = threading.Event()  # never set: a GIL-free timed sleep
-        while True:
-            wake.wait()
-            # A short pause lets a burst of small writes share one frame.
-            pause.wait(FLUSH_DELAY)
-            wake.clear()
-            self._wake_pending = False  # after clear(): a write in between still has its text flushed below
-            try:
-                self.flush()
-            except Exception:
-                pass
-
-
-def _orphan_note(dropped):
-    return (
-        "evalkit: %s characters of output written between cells were dropped; the last %s are kept below\n"
-        % ("{:,}".format(dropped), "{:,}".format(ORPHAN_LIMIT))
-    )
 
 
 class CellTextStream(io.TextIOBase):
@@ -178,6 +29,9 @@ class CellTextStream(io.TextIOBase):
         self._name = name
         self._fd = fd
         self.buffer = CellBinaryStream(router, name, fd)
+        # An instance attribute: print() finds it before the class's method, and it skips this object's
+        # attribute lookups while the main thread keeps printing (router.stream_writer).
+        self.write = router.stream_writer(name, self._write)
 
     @property
     def name(self):
@@ -209,10 +63,13 @@ class CellTextStream(io.TextIOBase):
         return self._fd
 
     def write(self, text):
+        return self._write(text)
+
+    def _write(self, text):
         if not isinstance(text, str):
             raise TypeError("write() argument must be str, not %s" % type(text).__name__)
         router = self._router
-        if router.fd_sync is not None and _monotonic() >= router.fd_sync_due:
+        if _monotonic() >= router.fd_sync_due:
             router.pull_fd_output()
         router.write(self._name, text)
         return len(text)
@@ -246,7 +103,7 @@ class CellBinaryStream(io.RawIOBase):
         with self._lock:
             text = self._decoder.decode(data)
         router = self._router
-        if router.fd_sync is not None and _monotonic() >= router.fd_sync_due:
+        if _monotonic() >= router.fd_sync_due:
             router.pull_fd_output()
         router.write(self._name, text)
         return len(data)

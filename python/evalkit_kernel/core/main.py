@@ -48,7 +48,7 @@ def main(config=None):
     os.close(devnull)
 
     state.writer = FrameWriter(proto_out, trace)
-    state.router = StreamRouter(state.writer.send, state.current_cell_id)
+    state.router = StreamRouter(state.writer.send, state.current_cell_id, state.writer.send_raw)
     try:
         state.fd_capture = FdCapture(state.router)
     except (OSError, AttributeError):

@@ -6,6 +6,7 @@ import { createRandomToken } from "../../text/random-tokens.js";
 import type { KernelExit } from "../kernel.js";
 import { climbKillLadder, reapKernelTree, waitForChildExit } from "../kill-ladder.js";
 import { LineReader } from "../line-reader.js";
+import { decodePlainStreamLine } from "../plain-stream-line.js";
 import { KERNEL_TAG_NAME } from "../process-tree.js";
 import {
   decodeRunnerFrame,
@@ -189,8 +190,14 @@ export class PythonKernelProcess {
       return;
     }
     for (const line of lines) {
+      if (this.trace) process.stderr.write(`evalkit host << ${line.toString("utf8", 0, 300)}\n`);
+      // The common stream frame, straight from its bytes (it may rewrite them: nobody reads the line after).
+      const plain = decodePlainStreamLine(line);
+      if (plain !== undefined) {
+        this.events.onFrame(plain, true);
+        continue;
+      }
       const text = line.toString("utf8");
-      if (this.trace) process.stderr.write(`evalkit host << ${text.slice(0, 300)}\n`);
       let frame: RunnerFrame;
       try {
         frame = decodeRunnerFrame(text);
