@@ -10,7 +10,7 @@ import { clampTimeoutSec } from "./idle-timeout.js";
 import type { KernelPool, PoolEntry } from "./kernel-pool.js";
 import { linkSignals } from "./linked-signal.js";
 import type { KernelMode, KernelSpec, SessionCellOutcome, SessionCellRequest } from "./session-types.js";
-import { sessionCellRequestSchema, validateInput } from "./session-validation.js";
+import { validateCellRequest } from "./session-validation.js";
 
 /** What a call borrows from its manager. */
 export interface SessionCallContext {
@@ -55,6 +55,7 @@ export class SessionCall {
   private readonly ownKernels = new Map<CellLanguage, { kernel: Kernel; untrack: () => void }>();
   private readonly failures = new Map<CellLanguage, number>();
   private tail: Promise<unknown> = Promise.resolve();
+  private callSignals: AbortSignal[] | undefined;
   private isClosed = false;
 
   constructor(private readonly context: SessionCallContext) {}
@@ -62,7 +63,7 @@ export class SessionCall {
   /** Runs one cell; cells of one call run in the order `run` was called. */
   run(request: SessionCellRequest): Promise<SessionCellOutcome> {
     try {
-      validateInput(sessionCellRequestSchema, request, "cell");
+      validateCellRequest(request);
     } catch (err) {
       return Promise.reject(err);
     }
@@ -104,6 +105,7 @@ export class SessionCall {
     this.context.onClose();
     for (const entry of this.entries.values()) this.context.pool.checkin(entry);
     this.entries.clear();
+    if (this.ownKernels.size === 0) return; // session mode: the kernels stay with the pool
     const own = [...this.ownKernels.values()];
     this.ownKernels.clear();
     await Promise.allSettled(own.map(({ kernel, untrack }) => kernel.shutdown().finally(untrack)));
@@ -113,7 +115,12 @@ export class SessionCall {
     const { context } = this;
     if (context.disposeSignal.aborted) throw new EvalkitError("DISPOSED", "the session manager was disposed");
     const language = request.language ?? "py";
-    const signals = [context.callSignal, request.signal].filter((s): s is AbortSignal => s !== undefined);
+    // Most cells have no signal of their own: they share the call's list (runCell only reads it).
+    this.callSignals ??= context.callSignal ? [context.callSignal] : [];
+    const signals =
+      request.signal === undefined
+        ? this.callSignals
+        : [context.callSignal, request.signal].filter((s): s is AbortSignal => s !== undefined);
     const timeoutSec = clampTimeoutSec(request.timeoutSec, context.maxTimeoutSec, context.defaultTimeoutSec);
 
     if (context.mode === "session" && !this.releaseQueue) this.releaseQueue = context.queue.tryAcquire();
@@ -160,7 +167,7 @@ export class SessionCall {
         notices.push("kernel was gone before the cell started; the cell ran on a fresh kernel");
         continue;
       }
-      this.failures.set(language, 0);
+      if (this.failures.size > 0) this.failures.set(language, 0);
       const { outcome } = run;
       if (run.isKernelLost) {
         const reason =
@@ -285,14 +292,36 @@ export class SessionCall {
   }
 }
 
+// Warm calls ask for the same keys over and over: the last answer of each is kept (a key is pure in its parts).
+let lastKernelKey:
+  | { sessionId: string; cwd: string; interpreter: string; language: string; key: string }
+  | undefined;
+let lastGroupKey: { sessionId: string; cwd: string; key: string } | undefined;
+
 /** Kernels are shared by session id + real cwd + interpreter + language. */
 export function makeKernelKey(sessionId: string, cwd: string, spec: KernelSpec): string {
-  return JSON.stringify([sessionId, cwd, spec.interpreter ?? "", spec.language]);
+  const interpreter = spec.interpreter ?? "";
+  const last = lastKernelKey;
+  if (
+    last !== undefined &&
+    last.sessionId === sessionId &&
+    last.cwd === cwd &&
+    last.interpreter === interpreter &&
+    last.language === spec.language
+  )
+    return last.key;
+  const key = JSON.stringify([sessionId, cwd, interpreter, spec.language]);
+  lastKernelKey = { sessionId, cwd, interpreter, language: spec.language, key };
+  return key;
 }
 
 /** The queue identity: calls on one session id in one directory never interleave. */
 export function makeGroupKey(sessionId: string, cwd: string): string {
-  return JSON.stringify([sessionId, cwd]);
+  const last = lastGroupKey;
+  if (last !== undefined && last.sessionId === sessionId && last.cwd === cwd) return last.key;
+  const key = JSON.stringify([sessionId, cwd]);
+  lastGroupKey = { sessionId, cwd, key };
+  return key;
 }
 
 /** Start failures worth a retry: the process started and died, or never handshook. */

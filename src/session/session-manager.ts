@@ -21,11 +21,7 @@ import type {
   SessionManagerOptions,
   SessionRunRequest,
 } from "./session-types.js";
-import {
-  sessionCallRequestSchema,
-  sessionManagerOptionsSchema,
-  validateInput,
-} from "./session-validation.js";
+import { sessionManagerOptionsSchema, validateCallRequest, validateInput } from "./session-validation.js";
 
 export const DEFAULT_IDLE_EVICT_MS = 5 * 60_000;
 export const DEFAULT_MAX_KERNELS = 4;
@@ -71,6 +67,12 @@ export class SessionManager {
   private readonly resolveCacheMs: number;
   private readonly resolutions = new Map<string, { at: number; result: Promise<ResolvedInterpreter> }>();
   private disposing: Promise<void> | undefined;
+  /** Per-call kernels register here so `dispose()` can reach them (one function for every call). */
+  private readonly trackOwnKernel = (kernel: Kernel): (() => void) => {
+    this.ownKernels.add(kernel);
+    return () => this.ownKernels.delete(kernel);
+  };
+  private lastPySpec: { resolved: ResolvedInterpreter; sessionId: string; spec: KernelSpec } | undefined;
 
   constructor(options: SessionManagerOptions = {}) {
     validateInput(sessionManagerOptionsSchema, options, "session manager options");
@@ -130,7 +132,7 @@ export class SessionManager {
    * (id + cwd) runs until `close()`. Always close it in `finally`.
    */
   openCall(request: SessionCallRequest = {}): SessionCall {
-    validateInput(sessionCallRequestSchema, request, "session call");
+    validateCallRequest(request);
     if (this.isDisposed) throw new EvalkitError("DISPOSED", "the session manager was disposed");
     const sessionId = request.sessionId ?? "default";
     const cwd = normaliseCwd(request.cwd ?? process.cwd());
@@ -163,10 +165,7 @@ export class SessionManager {
       crashLoopThreshold: this.crashLoopThreshold,
       describeSpec: (language) => this.describeSpec(language, sessionId, cwd),
       createKernel: this.createKernel,
-      trackOwnKernel: (kernel) => {
-        this.ownKernels.add(kernel);
-        return () => this.ownKernels.delete(kernel);
-      },
+      trackOwnKernel: this.trackOwnKernel,
     });
     return call;
   }
@@ -220,7 +219,34 @@ export class SessionManager {
   }
 
   private async describeSpec(language: CellLanguage, sessionId: string, cwd: string): Promise<KernelSpec> {
-    const base = {
+    if (language === "py") {
+      // The same resolution (cached for resolveCacheMs) gives the same spec: every warm cell asks for it.
+      const resolved = await this.resolveCached(cwd);
+      const last = this.lastPySpec;
+      if (
+        last !== undefined &&
+        last.resolved === resolved &&
+        last.sessionId === sessionId &&
+        last.spec.cwd === cwd
+      )
+        return last.spec;
+      const spec: KernelSpec = {
+        ...this.describeBase(language, sessionId, cwd),
+        interpreter: resolved.executable,
+        env: resolved.env,
+      };
+      this.lastPySpec = { resolved, sessionId, spec };
+      return spec;
+    }
+    return {
+      ...this.describeBase(language, sessionId, cwd),
+      interpreter: undefined,
+      env: buildPlainEnv(this.extraEnv),
+    };
+  }
+
+  private describeBase(language: CellLanguage, sessionId: string, cwd: string) {
+    return {
       language,
       cwd,
       sessionId,
@@ -229,9 +255,6 @@ export class SessionManager {
       ...(this.sandbox ? { sandbox: this.sandbox } : {}),
       ...(this.limits ? { limits: this.limits } : {}),
     };
-    if (language === "js") return { ...base, interpreter: undefined, env: buildPlainEnv(this.extraEnv) };
-    const resolved = await this.resolveCached(cwd);
-    return { ...base, interpreter: resolved.executable, env: resolved.env };
   }
 
   /**

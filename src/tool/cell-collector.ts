@@ -58,7 +58,8 @@ export class CellCollector {
   private sink: OutputSink;
   private readonly sinkOptions: OutputSinkOptions;
   private readonly redact: (text: string) => string;
-  private readonly streamRedactors: Record<"stdout" | "stderr", StreamRedactor>;
+  /** Made on a stream's first text: most cells print to one stream or none. */
+  private readonly streamRedactors: Partial<Record<"stdout" | "stderr", StreamRedactor>> = {};
   private outputs: CellOutput[] = [];
   private retention = new DisplayRetention(this.outputs);
   private images: DisplayImage[] = [];
@@ -82,10 +83,6 @@ export class CellCollector {
     else if (options.artifactsDir !== undefined) this.sinkOptions.artifactDir = options.artifactsDir;
     this.sink = new OutputSink(this.sinkOptions);
     this.redact = createRedactor(options.secrets);
-    this.streamRedactors = {
-      stdout: createStreamRedactor(options.secrets),
-      stderr: createStreamRedactor(options.secrets),
-    };
     this.retainLimit = out.retainStreamChars ?? DEFAULT_RETAIN_STREAM_CHARS;
     this.maxImageBytes = out.maxImageBytes ?? DEFAULT_MAX_IMAGE_BYTES;
   }
@@ -156,7 +153,7 @@ export class CellCollector {
   cut(): CollectedCell {
     // The start of a secret at the very end waits for the next return, where the rest of it may follow.
     const open = this.openStream;
-    if (open !== undefined) this.appendRetained(open.name, this.streamRedactors[open.name].release());
+    if (open !== undefined) this.appendRetained(open.name, this.streamRedactor(open.name).release());
     this.openStream = undefined;
     const { result, next } = this.sink.cut();
     const collected = this.collect(result);
@@ -241,15 +238,24 @@ export class CellCollector {
     if (this.isRetainCapped && !this.options.onOutput) return;
     if (this.openStream && this.openStream.name !== name) this.closeStream();
     this.openStream ??= this.openRetained(name);
-    this.appendRetained(name, this.streamRedactors[name].push(text));
+    this.appendRetained(name, this.streamRedactor(name).push(text));
   }
 
   /** Releases the text a stream redactor held back, so the next output lands after it. */
   private closeStream(): void {
     const open = this.openStream;
     if (!open) return;
-    this.appendRetained(open.name, this.streamRedactors[open.name].flush());
+    this.appendRetained(open.name, this.streamRedactor(open.name).flush());
     this.openStream = undefined;
+  }
+
+  private streamRedactor(name: "stdout" | "stderr"): StreamRedactor {
+    let redactor = this.streamRedactors[name];
+    if (redactor === undefined) {
+      redactor = createStreamRedactor(this.options.secrets);
+      this.streamRedactors[name] = redactor;
+    }
+    return redactor;
   }
 
   /** A new stream output; it joins `outputs` with its first text (never past the cap: then only live listeners see it). */
