@@ -13,7 +13,7 @@ import {
   RetainedOutputs,
 } from "./cell-outcome.js";
 import { describeDeathDuringCell, describeExitCause, trimStderrTail } from "./exit-cause.js";
-import { CellWatchdog, describeTimeout } from "./idle-timeout.js";
+import { CellWatchdog, describeTimeout, type WatchdogTimer } from "./idle-timeout.js";
 import type { SessionCellOutcome } from "./session-types.js";
 
 export interface CellRunOptions {
@@ -31,6 +31,8 @@ export interface CellRunOptions {
   onInputRequest?: (prompt: string, password: boolean) => Promise<string>;
   /** Stops the kernel for good; called when an interrupt did not end the cell within the grace. */
   killKernel: () => Promise<unknown>;
+  /** The kernel's reusable timeout timer (session mode), instead of a timer per cell. */
+  watchdogTimer?: WatchdogTimer | undefined;
 }
 
 /** `not-started`: the kernel was gone before the cell reached it, so running it again is safe. */
@@ -73,6 +75,7 @@ export async function runCell(options: CellRunOptions): Promise<CellRun> {
     timeoutSec: options.timeoutSec,
     maxTimeoutSec: options.maxTimeoutSec,
     onExpire: () => abortCell("timeout"),
+    timer: options.watchdogTimer,
   });
   const onCallerAbort = () => abortCell("cancelled");
   const onDispose = () => abortCell("disposed");

@@ -159,6 +159,7 @@ export class SessionCall {
         bridge: context.bridge,
         onInputRequest: context.onInputRequest,
         killKernel: () => lease.kernel.shutdown(),
+        watchdogTimer: lease.entry?.watchdogTimer,
       });
       if (run.kind === "not-started") {
         // Nothing of the cell ran, so running it on a fresh kernel cannot repeat a side effect.

@@ -20,7 +20,12 @@ import {
 } from "../output/display-render.js";
 import { DisplayRetention } from "../output/display-retention.js";
 import { toCellOutput } from "../output/display-updates.js";
-import { OutputSink, type OutputSinkOptions, type OutputSinkResult } from "../output/output-sink.js";
+import {
+  emptySinkResult,
+  OutputSink,
+  type OutputSinkOptions,
+  type OutputSinkResult,
+} from "../output/output-sink.js";
 import {
   createRedactor,
   createStreamRedactor,
@@ -55,7 +60,8 @@ export interface CellCollectorOptions {
 
 /** One cell's collector. `add()` each output in order, `finish()` once. */
 export class CellCollector {
-  private sink: OutputSink;
+  /** Made with the first text: a cell without output (`x = 1`) needs none. */
+  private sink: OutputSink | undefined;
   private readonly sinkOptions: OutputSinkOptions;
   private readonly redact: (text: string) => string;
   /** Made on a stream's first text: most cells print to one stream or none. */
@@ -81,7 +87,6 @@ export class CellCollector {
     if (out.keepAnsi !== undefined) this.sinkOptions.keepAnsi = out.keepAnsi;
     if (options.store !== undefined) this.sinkOptions.store = options.store;
     else if (options.artifactsDir !== undefined) this.sinkOptions.artifactDir = options.artifactsDir;
-    this.sink = new OutputSink(this.sinkOptions);
     this.redact = createRedactor(options.secrets);
     this.retainLimit = out.retainStreamChars ?? DEFAULT_RETAIN_STREAM_CHARS;
     this.maxImageBytes = out.maxImageBytes ?? DEFAULT_MAX_IMAGE_BYTES;
@@ -143,7 +148,7 @@ export class CellCollector {
 
   /** The text so far (for live updates). */
   snapshot(): string {
-    return this.sink.snapshot();
+    return this.sink?.snapshot() ?? "";
   }
 
   /**
@@ -155,9 +160,14 @@ export class CellCollector {
     const open = this.openStream;
     if (open !== undefined) this.appendRetained(open.name, this.streamRedactor(open.name).release());
     this.openStream = undefined;
-    const { result, next } = this.sink.cut();
-    const collected = this.collect(result);
-    this.sink = next;
+    let collected: CollectedCell;
+    if (this.sink === undefined) {
+      collected = this.collect(emptySinkResult());
+    } else {
+      const { result, next } = this.sink.cut();
+      collected = this.collect(result);
+      this.sink = next;
+    }
     // Whatever that stream's redactor still holds comes out in the next return's outputs.
     if (open !== undefined) this.openStream = { type: "stream", name: open.name, text: "" };
     this.outputs = [];
@@ -172,7 +182,7 @@ export class CellCollector {
   /** Ends the cell: closes the sink (artifact) and returns text, outputs and images. */
   finish(): CollectedCell {
     this.closeStream();
-    return this.collect(this.sink.finish());
+    return this.collect(this.sink?.finish() ?? emptySinkResult());
   }
 
   private collect(result: OutputSinkResult): CollectedCell {
@@ -229,6 +239,7 @@ export class CellCollector {
 
   private pushText(text: string, isPlain = false): void {
     if (text === "") return;
+    this.sink ??= new OutputSink(this.sinkOptions);
     this.sink.push(text, isPlain);
     this.lastChar = text[text.length - 1]!;
   }

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { readArtifact } from "../../src/output/artifact-store.js";
-import { createOutputSink, type OutputSinkOptions } from "../../src/output/output-sink.js";
+import { createOutputSink, emptySinkResult, type OutputSinkOptions } from "../../src/output/output-sink.js";
 import { decodeRawBytes } from "../../src/output/raw-bytes.js";
 
 let dir: string;
@@ -234,5 +234,23 @@ describe("OutputSink", () => {
     const onDisk = readFileSync(join(dir, `${uri!.slice("artifact://".length)}.out`), "utf8");
     expect(onDisk).toBe(Array.from({ length: 1000 }, (_, i) => `row ${i}\n`).join(""));
     sink.finish();
+  });
+});
+
+describe("a cell without output", () => {
+  it("gets from emptySinkResult() exactly what a sink that took no text finishes with", () => {
+    const secrets = [{ name: "TOKEN", value: "sk-secret-value" }];
+    for (const options of [
+      {},
+      { headBytes: 10, tailBytes: 10 },
+      { secrets },
+      { keepAnsi: true, maxLineChars: 5 },
+    ]) {
+      expect(pushAll([], options)).toEqual(emptySinkResult());
+      expect(pushAll([""], options)).toEqual(emptySinkResult());
+      // Same keys in the same order: details are serialised as they are.
+      expect(Object.keys(pushAll([], options))).toEqual(Object.keys(emptySinkResult()));
+    }
+    expect(createOutputSink({}).snapshot()).toBe("");
   });
 });
