@@ -34,6 +34,8 @@ export interface SessionCallContext {
   interruptGraceMs: number;
   crashLoopThreshold: number;
   describeSpec: (language: CellLanguage) => Promise<KernelSpec>;
+  /** What describeSpec would give, when known without waiting (a warm cell); else undefined. */
+  describeSpecNow?: (language: CellLanguage) => KernelSpec | undefined;
   createKernel: (spec: KernelSpec) => Kernel;
   /** Per-call kernels register here so `dispose()` can reach them. */
   trackOwnKernel: (kernel: Kernel) => () => void;
@@ -51,9 +53,12 @@ interface Lease {
  */
 export class SessionCall {
   private releaseQueue: (() => void) | undefined;
-  private readonly entries = new Map<CellLanguage, PoolEntry>();
-  private readonly ownKernels = new Map<CellLanguage, { kernel: Kernel; untrack: () => void }>();
-  private readonly failures = new Map<CellLanguage, number>();
+  // At most one of each per language, so plain slots instead of Maps (a call is made per warm call).
+  private entries: Partial<Record<CellLanguage, PoolEntry>> = {};
+  /** Per-call mode only. */
+  private ownKernels: Map<CellLanguage, { kernel: Kernel; untrack: () => void }> | undefined;
+  /** Made on the first start failure. */
+  private failures: Map<CellLanguage, number> | undefined;
   private tail: Promise<unknown> = Promise.resolve();
   private callSignals: AbortSignal[] | undefined;
   private isClosed = false;
@@ -103,11 +108,13 @@ export class SessionCall {
     this.releaseQueue?.();
     this.releaseQueue = undefined;
     this.context.onClose();
-    for (const entry of this.entries.values()) this.context.pool.checkin(entry);
-    this.entries.clear();
-    if (this.ownKernels.size === 0) return; // session mode: the kernels stay with the pool
-    const own = [...this.ownKernels.values()];
-    this.ownKernels.clear();
+    const entries = this.entries;
+    this.entries = {};
+    for (const language in entries) this.context.pool.checkin(entries[language as CellLanguage]!);
+    const ownKernels = this.ownKernels;
+    if (ownKernels === undefined || ownKernels.size === 0) return; // session mode: the pool keeps them
+    const own = [...ownKernels.values()];
+    ownKernels.clear();
     await Promise.allSettled(own.map(({ kernel, untrack }) => kernel.shutdown().finally(untrack)));
   }
 
@@ -168,7 +175,7 @@ export class SessionCall {
         notices.push("kernel was gone before the cell started; the cell ran on a fresh kernel");
         continue;
       }
-      if (this.failures.size > 0) this.failures.set(language, 0);
+      this.failures?.set(language, 0);
       const { outcome } = run;
       if (run.isKernelLost) {
         const reason =
@@ -177,7 +184,7 @@ export class SessionCall {
             : `previous kernel died during a cell`;
         this.loseKernel(language, lease, reason);
       }
-      outcome.notices = [...notices, ...outcome.notices];
+      if (notices.length > 0) outcome.notices = [...notices, ...outcome.notices];
       return outcome;
     }
   }
@@ -190,26 +197,28 @@ export class SessionCall {
   ): Promise<Lease> {
     const { context } = this;
     if (context.mode === "per-call") {
-      const own = this.ownKernels.get(language);
+      this.ownKernels ??= new Map();
+      const ownKernels = this.ownKernels;
+      const own = ownKernels.get(language);
       if (own?.kernel.isAlive && !shouldReset) return { kernel: own.kernel, entry: undefined };
       if (own) {
-        this.ownKernels.delete(language);
+        ownKernels.delete(language);
         await own.kernel.shutdown().catch(() => undefined);
         own.untrack();
         if (shouldReset) notices.push("kernel reset: a fresh kernel was started");
       }
       const kernel = await this.startKernel(language, await context.describeSpec(language));
       await this.refuseIfDisposed(kernel);
-      this.ownKernels.set(language, { kernel, untrack: context.trackOwnKernel(kernel) });
+      ownKernels.set(language, { kernel, untrack: context.trackOwnKernel(kernel) });
       return { kernel, entry: undefined };
     }
 
-    let entry = this.entries.get(language);
-    const spec = await context.describeSpec(language);
+    let entry = this.entries[language];
+    const spec = context.describeSpecNow?.(language) ?? (await context.describeSpec(language));
     if (!entry) {
       entry = context.pool.checkout(makeKernelKey(context.sessionId, context.cwd, spec), context.group, spec);
       entry.spec = spec;
-      this.entries.set(language, entry);
+      this.entries[language] = entry;
     }
     if (shouldReset) {
       await context.pool.discard(entry);
@@ -264,8 +273,10 @@ export class SessionCall {
   }
 
   private countFailure(language: CellLanguage, err: unknown): void {
-    const count = (this.failures.get(language) ?? 0) + 1;
-    this.failures.set(language, count);
+    this.failures ??= new Map();
+    const failures = this.failures;
+    const count = (failures.get(language) ?? 0) + 1;
+    failures.set(language, count);
     if (count < this.context.crashLoopThreshold) return;
     const last = err instanceof Error ? err.message : String(err);
     const details = isEvalkitError(err) ? err.details : {};
@@ -282,9 +293,9 @@ export class SessionCall {
       if (lease.entry.kernel === lease.kernel) this.context.pool.markLost(lease.entry, reason);
       return;
     }
-    const own = this.ownKernels.get(language);
+    const own = this.ownKernels?.get(language);
     if (own?.kernel === lease.kernel) {
-      this.ownKernels.delete(language);
+      this.ownKernels?.delete(language);
       void lease.kernel
         .shutdown()
         .catch(() => undefined)

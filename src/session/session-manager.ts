@@ -65,7 +65,10 @@ export class SessionManager {
   private readonly maxTimeoutSec: number;
   private readonly crashLoopThreshold: number;
   private readonly resolveCacheMs: number;
-  private readonly resolutions = new Map<string, { at: number; result: Promise<ResolvedInterpreter> }>();
+  private readonly resolutions = new Map<
+    string,
+    { at: number; result: Promise<ResolvedInterpreter>; value?: ResolvedInterpreter }
+  >();
   private disposing: Promise<void> | undefined;
   /** Per-call kernels register here so `dispose()` can reach them (one function for every call). */
   private readonly trackOwnKernel = (kernel: Kernel): (() => void) => {
@@ -164,6 +167,7 @@ export class SessionManager {
       interruptGraceMs: this.interruptGraceMs,
       crashLoopThreshold: this.crashLoopThreshold,
       describeSpec: (language) => this.describeSpec(language, sessionId, cwd),
+      describeSpecNow: (language) => this.describeSpecNow(language, sessionId, cwd),
       createKernel: this.createKernel,
       trackOwnKernel: this.trackOwnKernel,
     });
@@ -245,6 +249,25 @@ export class SessionManager {
     };
   }
 
+  /**
+   * The spec {@link describeSpec} would resolve to, when that is already known: the interpreter's resolution is
+   * cached and settled, and its spec was built. Otherwise undefined (then describeSpec finds it).
+   */
+  private describeSpecNow(language: CellLanguage, sessionId: string, cwd: string): KernelSpec | undefined {
+    if (language !== "py") return undefined;
+    const cached = this.resolutions.get(cwd);
+    if (cached?.value === undefined || Date.now() - cached.at >= this.resolveCacheMs) return undefined;
+    const last = this.lastPySpec;
+    if (
+      last === undefined ||
+      last.resolved !== cached.value ||
+      last.sessionId !== sessionId ||
+      last.spec.cwd !== cwd
+    )
+      return undefined;
+    return last.spec;
+  }
+
   private describeBase(language: CellLanguage, sessionId: string, cwd: string) {
     return {
       language,
@@ -267,11 +290,19 @@ export class SessionManager {
     const cached = this.resolutions.get(cwd);
     if (cached && now - cached.at < this.resolveCacheMs) return cached.result;
     const result = this.resolveInterpreter(cwd);
-    const entry = { at: now, result };
+    const entry: { at: number; result: Promise<ResolvedInterpreter>; value?: ResolvedInterpreter } = {
+      at: now,
+      result,
+    };
     this.resolutions.set(cwd, entry);
-    result.catch(() => {
-      if (this.resolutions.get(cwd) === entry) this.resolutions.delete(cwd);
-    });
+    result.then(
+      (value) => {
+        entry.value = value;
+      },
+      () => {
+        if (this.resolutions.get(cwd) === entry) this.resolutions.delete(cwd);
+      },
+    );
     if (this.resolutions.size > 256) {
       for (const [key, value] of this.resolutions)
         if (now - value.at >= this.resolveCacheMs) this.resolutions.delete(key);
