@@ -9,7 +9,8 @@ import { buildPlainEnv, createDefaultKernel, createDefaultResolver } from "./def
 import { DEFAULT_MAX_TIMEOUT_SEC, DEFAULT_TIMEOUT_SEC } from "./idle-timeout.js";
 import { JobRegistry } from "./job-registry.js";
 import { KernelPool } from "./kernel-pool.js";
-import { makeGroupKey, SessionCall } from "./session-call.js";
+import { SessionCall } from "./session-call.js";
+import { makeGroupKey } from "./session-keys.js";
 import type {
   InterpreterResolver,
   KernelFactory,
