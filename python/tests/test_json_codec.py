@@ -55,6 +55,39 @@ class JsonCodecTest(unittest.TestCase):
     def test_dumps_turns_int_keys_into_strings_like_json(self):
         self.assertEqual(json_codec.dumps({1: "a", True: "b"}), json.dumps({1: "a", True: "b"}, separators=(",", ":")))
 
+    def test_one_shared_encoder_refuses_a_cyclic_value_and_the_frame_encoder_still_sends_valid_json(self):
+        from evalkit_kernel.core.protocol import encode_frame
+
+        cyclic = {"k": [1]}
+        cyclic["k"].append(cyclic)
+        with self.assertRaises((ValueError, RecursionError)):
+            json_codec.dumps(cyclic)
+        frame = {"type": "display", "id": "c1", "bundle": {"application/json": cyclic}}
+        decoded = json.loads(encode_frame(frame).decode("ascii"))
+        self.assertEqual(decoded["bundle"]["application/json"]["k"][0], 1)
+        # The encoder is shared: the failure left nothing behind for the next value.
+        self.assertEqual(json_codec.dumps({"a": [cyclic["k"][0]]}), '{"a":[1]}')
+
+    def test_the_shared_encoder_gives_each_thread_its_own_output(self):
+        import threading
+
+        failures = []
+
+        def work(seed):
+            rng = random.Random(seed)
+            for _ in range(300):
+                value = random_value(rng)
+                expected = json.dumps(value, ensure_ascii=True, allow_nan=False, separators=(",", ":"))
+                if json_codec.dumps(value) != expected:
+                    failures.append(seed)
+
+        threads = [threading.Thread(target=work, args=(seed,)) for seed in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        self.assertEqual(failures, [])
+
     def test_loads_rejects_what_is_not_one_json_value(self):
         for bad in ("", "  ", "{", "[1,]", "1 2", '{"a":1}x', "nul", '"\\x"'):
             with self.assertRaises(ValueError):

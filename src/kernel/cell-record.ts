@@ -1,4 +1,5 @@
 // The one place a kernel keeps a running cell's outputs: passed on live, retained with a bound on stream text.
+import type { CellUsage } from "../contracts/cell-result.js";
 import type { CellErrorInfo, KernelOutput } from "../contracts/outputs.js";
 import { DisplayRetention } from "../output/display-retention.js";
 import type { ExecuteOptions, ExecuteOutcome } from "./kernel.js";
@@ -42,16 +43,19 @@ export class CellRecord {
     else this.outputs.push({ type: "stream", name: output.name, text: output.text });
   }
 
-  /** The outcome of a cell that reached its end. */
-  outcome(status: "ok" | "error", cancelled: boolean, executionCount: number | null): ExecuteOutcome {
-    return {
-      status,
-      cancelled,
-      executionCount,
-      outputs: this.outputs,
-      ...(this.error ? { error: this.error } : {}),
-      durationMs: performance.now() - this.startedAt,
-      ...(this.isTruncated ? { outputsTruncated: true } : {}),
-    };
+  /** The outcome of a cell that reached its end (with the usage its `done` frame reported, if any). */
+  outcome(
+    status: "ok" | "error",
+    cancelled: boolean,
+    executionCount: number | null,
+    usage?: CellUsage,
+  ): ExecuteOutcome {
+    // Built field by field, in the order the fields always had: a warm cell makes one of these.
+    const outcome = { status, cancelled, executionCount, outputs: this.outputs } as ExecuteOutcome;
+    if (this.error) outcome.error = this.error;
+    outcome.durationMs = performance.now() - this.startedAt;
+    if (this.isTruncated) outcome.outputsTruncated = true;
+    if (usage) outcome.usage = usage;
+    return outcome;
   }
 }

@@ -15,9 +15,11 @@ export function valueSize(value: unknown, depth = 0): number {
   if (depth > 64) return 8;
   let size = 16;
   if (Array.isArray(value)) for (const item of value) size += valueSize(item, depth + 1);
-  else
-    for (const [key, item] of Object.entries(value as Record<string, unknown>))
-      size += key.length + valueSize(item, depth + 1);
+  else {
+    // Object.keys, not Object.entries: the same keys in the same order without an array per property.
+    const record = value as Record<string, unknown>;
+    for (const key of Object.keys(record)) size += key.length + valueSize(record[key], depth + 1);
+  }
   return size;
 }
 

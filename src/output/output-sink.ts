@@ -319,6 +319,14 @@ export class OutputSink {
   }
 }
 
+/**
+ * What `finish()` gives for a sink that never took any text (and has no artifact cap used up by earlier returns):
+ * a cell without output needs no sink at all.
+ */
+export function emptySinkResult(): OutputSinkResult {
+  return { text: "", totalBytes: 0, totalLines: 0, omittedLines: 0, omittedBytes: 0, clampedLines: 0 };
+}
+
 /** Creates an {@link OutputSink}. */
 export function createOutputSink(options: OutputSinkOptions = {}): OutputSink {
   return new OutputSink(options);

@@ -82,10 +82,20 @@ export interface RedactorOptions {
   minLength?: number;
 }
 
+// Without secrets a redactor holds no state: every cell shares these instead of allocating its own.
+const unchanged: Redactor = (text) => text;
+const passThrough: StreamRedactor = Object.freeze({
+  push: unchanged,
+  flush: () => "",
+  release: () => "",
+  holdChars: 0,
+  isAsciiPreserving: true,
+});
+
 /** Builds a whole-text redactor: one combined regex, regex specials escaped, longest value first. */
 export function createRedactor(secrets: readonly SecretValue[], options: RedactorOptions = {}): Redactor {
   const compiled = compileSecrets(secrets, options.minLength ?? MIN_SECRET_LENGTH);
-  if (compiled === null) return (text) => text;
+  if (compiled === null) return unchanged;
   return (text) => replaceAll(compiled, text);
 }
 
@@ -99,14 +109,7 @@ export function createStreamRedactor(
   options: RedactorOptions = {},
 ): StreamRedactor {
   const compiled = compileSecrets(secrets, options.minLength ?? MIN_SECRET_LENGTH);
-  if (compiled === null)
-    return {
-      push: (text) => text,
-      flush: () => "",
-      release: () => "",
-      holdChars: 0,
-      isAsciiPreserving: true,
-    };
+  if (compiled === null) return passThrough;
   const { pattern, maxLength } = compiled;
   const values = [...compiled.names.keys()];
   /** The first index at or after `from` where the rest of `text` is a secret's unfinished beginning. */

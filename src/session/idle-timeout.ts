@@ -40,6 +40,54 @@ export interface CellWatchdogOptions {
   maxTimeoutSec?: number;
   /** Called once when the budget runs out (cheaper than listening on `signal` on a hot path). */
   onExpire?: (reason: DOMException) => void;
+  /** The kernel's reusable timer; without it (or while another cell holds it) the watchdog makes its own. */
+  timer?: WatchdogTimer | undefined;
+}
+
+/**
+ * One timer the cells of one kernel take turns on: a new window is `refresh()` of the same Node timer instead of
+ * a setTimeout and a clearTimeout per cell. Between cells it stays armed but unref'd (it keeps no process alive),
+ * and a firing with no holder does nothing. A second watchdog while one holds it gets no turn and times itself.
+ */
+export class WatchdogTimer {
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private ms = -1;
+  private holder: CellWatchdog | undefined;
+
+  /** Starts a window of `ms` for `watchdog`; false when another watchdog holds the timer. */
+  take(watchdog: CellWatchdog, ms: number): boolean {
+    if (this.holder !== undefined && this.holder !== watchdog) return false;
+    this.holder = watchdog;
+    if (this.timer !== undefined && this.ms === ms) {
+      this.timer.refresh();
+      this.timer.ref();
+      return true;
+    }
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.ms = ms;
+    this.timer = setTimeout(() => this.fire(), ms);
+    return true;
+  }
+
+  /** Ends `watchdog`'s window (if it holds the timer). */
+  release(watchdog: CellWatchdog): void {
+    if (this.holder !== watchdog) return;
+    this.holder = undefined;
+    this.timer?.unref();
+  }
+
+  /** Stops the timer for good (the kernel is gone). */
+  dispose(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.holder = undefined;
+  }
+
+  private fire(): void {
+    const holder = this.holder;
+    this.holder = undefined;
+    holder?.expireNow();
+  }
 }
 
 /**
@@ -52,13 +100,16 @@ export class CellWatchdog {
   private controller: AbortController | undefined;
   private expiredReason: DOMException | undefined;
   private readonly onExpire: ((reason: DOMException) => void) | undefined;
+  private readonly shared: WatchdogTimer | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
+  private isOnShared = false;
   private pauseDepth = 0;
   private isDisposed = false;
 
   constructor(options: CellWatchdogOptions = {}) {
     this.timeoutSec = clampTimeoutSec(options.timeoutSec, options.maxTimeoutSec);
     this.onExpire = options.onExpire;
+    this.shared = options.timer;
     this.arm();
   }
 
@@ -108,10 +159,21 @@ export class CellWatchdog {
     this.disarm();
   }
 
+  /** The shared timer's window ran out (only called while this watchdog holds it). */
+  expireNow(): void {
+    this.isOnShared = false;
+    this.expire();
+  }
+
   private arm(): void {
     if (this.isDisposed || this.isExpired || this.pauseDepth > 0) return;
     this.disarm();
-    this.timer = setTimeout(() => this.expire(), this.timeoutSec * 1000);
+    const ms = this.timeoutSec * 1000;
+    if (this.shared?.take(this, ms) === true) {
+      this.isOnShared = true;
+      return;
+    }
+    this.timer = setTimeout(() => this.expire(), ms);
   }
 
   private expire(): void {
@@ -124,6 +186,10 @@ export class CellWatchdog {
   }
 
   private disarm(): void {
+    if (this.isOnShared) {
+      this.isOnShared = false;
+      this.shared?.release(this);
+    }
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
   }

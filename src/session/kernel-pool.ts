@@ -1,6 +1,7 @@
 // The retained kernels of session mode: one entry per key, idle and LRU eviction, heartbeat, death bookkeeping.
 import type { Kernel, KernelExit } from "../kernel/kernel.js";
 import { describeIdleDeath, describeRestart } from "./exit-cause.js";
+import { WatchdogTimer } from "./idle-timeout.js";
 import type { KernelSpec } from "./session-types.js";
 
 /** One key's slot. The kernel may be absent (never started, evicted or dead); the notice says why. */
@@ -14,8 +15,11 @@ export interface PoolEntry {
   lastUsedAt: number;
   /** Told to the first cell that runs on the next kernel of this key. */
   restartNotice: string | undefined;
+  /** Armed at checkin; a checkout leaves it (a firing while in use evicts nothing), the next checkin refreshes it. */
   idleTimer: ReturnType<typeof setTimeout> | undefined;
   removeExitListener: (() => void) | undefined;
+  /** The cell timeout timer the entry's cells take turns on (idle-timeout.ts). */
+  readonly watchdogTimer: WatchdogTimer;
 }
 
 export interface KernelPoolOptions {
@@ -65,13 +69,14 @@ export class KernelPool {
         restartNotice: undefined,
         idleTimer: undefined,
         removeExitListener: undefined,
+        watchdogTimer: new WatchdogTimer(),
       };
       this.entries.set(key, entry);
     }
     entry.spec = spec;
     entry.useCount += 1;
     entry.lastUsedAt = Date.now();
-    this.clearIdleTimer(entry);
+    // The idle timer stays: it evicts only an entry nobody uses, and the checkin starts its window afresh.
     return entry;
   }
 
@@ -115,6 +120,7 @@ export class KernelPool {
     clearInterval(this.heartbeat);
     for (const entry of this.entries.values()) {
       this.clearIdleTimer(entry);
+      entry.watchdogTimer.dispose();
       const kernel = this.detach(entry);
       if (kernel) this.trackShutdown(kernel);
     }
@@ -168,7 +174,11 @@ export class KernelPool {
   }
 
   private armIdleTimer(entry: PoolEntry): void {
-    this.clearIdleTimer(entry);
+    if (entry.idleTimer !== undefined) {
+      // One timer per entry, refreshed at every checkin instead of a clearTimeout and a setTimeout per call.
+      entry.idleTimer.refresh();
+      return;
+    }
     entry.idleTimer = setTimeout(() => {
       entry.idleTimer = undefined;
       if (!this.isEvictable(entry)) return;
@@ -207,6 +217,7 @@ export class KernelPool {
       .sort((a, b) => a.lastUsedAt - b.lastUsedAt);
     for (const entry of forgettable) {
       if (this.entries.size <= MAX_REMEMBERED_ENTRIES) break;
+      entry.watchdogTimer.dispose();
       this.entries.delete(entry.key);
     }
   }

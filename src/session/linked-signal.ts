@@ -32,3 +32,44 @@ export function linkSignals(sources: readonly (AbortSignal | undefined)[]): Link
   }
   return { signal: controller.signal, unlink };
 }
+
+// One real "abort" listener per signal, fanning out to the callbacks registered now. Every warm cell listens on
+// the manager's dispose signal (and on its call's signal): a Set add/delete costs far less than an EventTarget
+// listener added and removed per cell. The Set lives as long as its signal.
+const fanOuts = new WeakMap<AbortSignal, Set<() => void>>();
+
+/**
+ * Calls `listener` once when `signal` aborts (as `addEventListener("abort", listener, { once: true })`), until the
+ * returned function removes it. A signal that already aborted never calls it: check `signal.aborted` first.
+ */
+export function onAbort(signal: AbortSignal, listener: () => void): () => void {
+  let listeners = fanOuts.get(signal);
+  if (listeners === undefined) {
+    const set = new Set<() => void>();
+    listeners = set;
+    fanOuts.set(signal, set);
+    signal.addEventListener(
+      "abort",
+      () => {
+        const due = [...set];
+        set.clear();
+        for (const fn of due) {
+          try {
+            fn();
+          } catch (err) {
+            // As EventTarget does with a throwing listener: the others still run, the error is not lost.
+            process.nextTick(() => {
+              throw err;
+            });
+          }
+        }
+      },
+      { once: true },
+    );
+  }
+  listeners.add(listener);
+  const set = listeners;
+  return () => {
+    set.delete(listener);
+  };
+}

@@ -9,8 +9,9 @@ import type { ConcurrencyLimiter } from "./concurrency-limiter.js";
 import { clampTimeoutSec } from "./idle-timeout.js";
 import type { KernelPool, PoolEntry } from "./kernel-pool.js";
 import { linkSignals } from "./linked-signal.js";
+import { makeKernelKey } from "./session-keys.js";
 import type { KernelMode, KernelSpec, SessionCellOutcome, SessionCellRequest } from "./session-types.js";
-import { sessionSchemas, validateInput } from "./session-validation.js";
+import { validateCellRequest } from "./session-validation.js";
 
 /** What a call borrows from its manager. */
 export interface SessionCallContext {
@@ -34,6 +35,8 @@ export interface SessionCallContext {
   interruptGraceMs: number;
   crashLoopThreshold: number;
   describeSpec: (language: CellLanguage) => Promise<KernelSpec>;
+  /** What describeSpec would give, when known without waiting (a warm cell); else undefined. */
+  describeSpecNow?: (language: CellLanguage) => KernelSpec | undefined;
   createKernel: (spec: KernelSpec) => Kernel;
   /** Per-call kernels register here so `dispose()` can reach them. */
   trackOwnKernel: (kernel: Kernel) => () => void;
@@ -51,10 +54,14 @@ interface Lease {
  */
 export class SessionCall {
   private releaseQueue: (() => void) | undefined;
-  private readonly entries = new Map<CellLanguage, PoolEntry>();
-  private readonly ownKernels = new Map<CellLanguage, { kernel: Kernel; untrack: () => void }>();
-  private readonly failures = new Map<CellLanguage, number>();
+  // At most one of each per language, so plain slots instead of Maps (a call is made per warm call).
+  private entries: Partial<Record<CellLanguage, PoolEntry>> = {};
+  /** Per-call mode only. */
+  private ownKernels: Map<CellLanguage, { kernel: Kernel; untrack: () => void }> | undefined;
+  /** Made on the first start failure. */
+  private failures: Map<CellLanguage, number> | undefined;
   private tail: Promise<unknown> = Promise.resolve();
+  private callSignals: AbortSignal[] | undefined;
   private isClosed = false;
 
   constructor(private readonly context: SessionCallContext) {}
@@ -62,7 +69,7 @@ export class SessionCall {
   /** Runs one cell; cells of one call run in the order `run` was called. */
   run(request: SessionCellRequest): Promise<SessionCellOutcome> {
     try {
-      validateInput(sessionSchemas().cell, request, "cell");
+      validateCellRequest(request);
     } catch (err) {
       return Promise.reject(err);
     }
@@ -102,10 +109,13 @@ export class SessionCall {
     this.releaseQueue?.();
     this.releaseQueue = undefined;
     this.context.onClose();
-    for (const entry of this.entries.values()) this.context.pool.checkin(entry);
-    this.entries.clear();
-    const own = [...this.ownKernels.values()];
-    this.ownKernels.clear();
+    const entries = this.entries;
+    this.entries = {};
+    for (const language in entries) this.context.pool.checkin(entries[language as CellLanguage]!);
+    const ownKernels = this.ownKernels;
+    if (ownKernels === undefined || ownKernels.size === 0) return; // session mode: the pool keeps them
+    const own = [...ownKernels.values()];
+    ownKernels.clear();
     await Promise.allSettled(own.map(({ kernel, untrack }) => kernel.shutdown().finally(untrack)));
   }
 
@@ -113,7 +123,12 @@ export class SessionCall {
     const { context } = this;
     if (context.disposeSignal.aborted) throw new EvalkitError("DISPOSED", "the session manager was disposed");
     const language = request.language ?? "py";
-    const signals = [context.callSignal, request.signal].filter((s): s is AbortSignal => s !== undefined);
+    // Most cells have no signal of their own: they share the call's list (runCell only reads it).
+    this.callSignals ??= context.callSignal ? [context.callSignal] : [];
+    const signals =
+      request.signal === undefined
+        ? this.callSignals
+        : [context.callSignal, request.signal].filter((s): s is AbortSignal => s !== undefined);
     const timeoutSec = clampTimeoutSec(request.timeoutSec, context.maxTimeoutSec, context.defaultTimeoutSec);
 
     if (context.mode === "session" && !this.releaseQueue) this.releaseQueue = context.queue.tryAcquire();
@@ -152,6 +167,7 @@ export class SessionCall {
         bridge: context.bridge,
         onInputRequest: context.onInputRequest,
         killKernel: () => lease.kernel.shutdown(),
+        watchdogTimer: lease.entry?.watchdogTimer,
       });
       if (run.kind === "not-started") {
         // Nothing of the cell ran, so running it on a fresh kernel cannot repeat a side effect.
@@ -160,7 +176,7 @@ export class SessionCall {
         notices.push("kernel was gone before the cell started; the cell ran on a fresh kernel");
         continue;
       }
-      this.failures.set(language, 0);
+      this.failures?.set(language, 0);
       const { outcome } = run;
       if (run.isKernelLost) {
         const reason =
@@ -169,7 +185,7 @@ export class SessionCall {
             : `previous kernel died during a cell`;
         this.loseKernel(language, lease, reason);
       }
-      outcome.notices = [...notices, ...outcome.notices];
+      if (notices.length > 0) outcome.notices = [...notices, ...outcome.notices];
       return outcome;
     }
   }
@@ -182,26 +198,28 @@ export class SessionCall {
   ): Promise<Lease> {
     const { context } = this;
     if (context.mode === "per-call") {
-      const own = this.ownKernels.get(language);
+      this.ownKernels ??= new Map();
+      const ownKernels = this.ownKernels;
+      const own = ownKernels.get(language);
       if (own?.kernel.isAlive && !shouldReset) return { kernel: own.kernel, entry: undefined };
       if (own) {
-        this.ownKernels.delete(language);
+        ownKernels.delete(language);
         await own.kernel.shutdown().catch(() => undefined);
         own.untrack();
         if (shouldReset) notices.push("kernel reset: a fresh kernel was started");
       }
       const kernel = await this.startKernel(language, await context.describeSpec(language));
       await this.refuseIfDisposed(kernel);
-      this.ownKernels.set(language, { kernel, untrack: context.trackOwnKernel(kernel) });
+      ownKernels.set(language, { kernel, untrack: context.trackOwnKernel(kernel) });
       return { kernel, entry: undefined };
     }
 
-    let entry = this.entries.get(language);
-    const spec = await context.describeSpec(language);
+    let entry = this.entries[language];
+    const spec = context.describeSpecNow?.(language) ?? (await context.describeSpec(language));
     if (!entry) {
       entry = context.pool.checkout(makeKernelKey(context.sessionId, context.cwd, spec), context.group, spec);
       entry.spec = spec;
-      this.entries.set(language, entry);
+      this.entries[language] = entry;
     }
     if (shouldReset) {
       await context.pool.discard(entry);
@@ -256,8 +274,10 @@ export class SessionCall {
   }
 
   private countFailure(language: CellLanguage, err: unknown): void {
-    const count = (this.failures.get(language) ?? 0) + 1;
-    this.failures.set(language, count);
+    this.failures ??= new Map();
+    const failures = this.failures;
+    const count = (failures.get(language) ?? 0) + 1;
+    failures.set(language, count);
     if (count < this.context.crashLoopThreshold) return;
     const last = err instanceof Error ? err.message : String(err);
     const details = isEvalkitError(err) ? err.details : {};
@@ -274,25 +294,15 @@ export class SessionCall {
       if (lease.entry.kernel === lease.kernel) this.context.pool.markLost(lease.entry, reason);
       return;
     }
-    const own = this.ownKernels.get(language);
+    const own = this.ownKernels?.get(language);
     if (own?.kernel === lease.kernel) {
-      this.ownKernels.delete(language);
+      this.ownKernels?.delete(language);
       void lease.kernel
         .shutdown()
         .catch(() => undefined)
         .finally(own.untrack);
     }
   }
-}
-
-/** Kernels are shared by session id + real cwd + interpreter + language. */
-export function makeKernelKey(sessionId: string, cwd: string, spec: KernelSpec): string {
-  return JSON.stringify([sessionId, cwd, spec.interpreter ?? "", spec.language]);
-}
-
-/** The queue identity: calls on one session id in one directory never interleave. */
-export function makeGroupKey(sessionId: string, cwd: string): string {
-  return JSON.stringify([sessionId, cwd]);
 }
 
 /** Start failures worth a retry: the process started and died, or never handshook. */

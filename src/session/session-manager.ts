@@ -10,7 +10,8 @@ import { buildPlainEnv, createDefaultKernel, createDefaultResolver } from "./def
 import { DEFAULT_MAX_TIMEOUT_SEC, DEFAULT_TIMEOUT_SEC } from "./idle-timeout.js";
 import { JobRegistry } from "./job-registry.js";
 import { KernelPool } from "./kernel-pool.js";
-import { makeGroupKey, SessionCall } from "./session-call.js";
+import { SessionCall } from "./session-call.js";
+import { makeGroupKey } from "./session-keys.js";
 import type {
   InterpreterResolver,
   KernelFactory,
@@ -22,7 +23,7 @@ import type {
   SessionManagerOptions,
   SessionRunRequest,
 } from "./session-types.js";
-import { sessionSchemas, validateInput } from "./session-validation.js";
+import { sessionSchemas, validateCallRequest, validateInput } from "./session-validation.js";
 
 export const DEFAULT_IDLE_EVICT_MS = 5 * 60_000;
 export const DEFAULT_MAX_KERNELS = 4;
@@ -66,8 +67,17 @@ export class SessionManager {
   private readonly maxTimeoutSec: number;
   private readonly crashLoopThreshold: number;
   private readonly resolveCacheMs: number;
-  private readonly resolutions = new Map<string, { at: number; result: Promise<ResolvedInterpreter> }>();
+  private readonly resolutions = new Map<
+    string,
+    { at: number; result: Promise<ResolvedInterpreter>; value?: ResolvedInterpreter }
+  >();
   private disposing: Promise<void> | undefined;
+  /** Per-call kernels register here so `dispose()` can reach them (one function for every call). */
+  private readonly trackOwnKernel = (kernel: Kernel): (() => void) => {
+    this.ownKernels.add(kernel);
+    return () => this.ownKernels.delete(kernel);
+  };
+  private lastPySpec: { resolved: ResolvedInterpreter; sessionId: string; spec: KernelSpec } | undefined;
 
   constructor(options: SessionManagerOptions = {}) {
     validateInput(sessionSchemas().manager, options, "session manager options", PARSE_ONCE);
@@ -127,7 +137,7 @@ export class SessionManager {
    * (id + cwd) runs until `close()`. Always close it in `finally`.
    */
   openCall(request: SessionCallRequest = {}): SessionCall {
-    validateInput(sessionSchemas().call, request, "session call");
+    validateCallRequest(request);
     if (this.isDisposed) throw new EvalkitError("DISPOSED", "the session manager was disposed");
     const sessionId = request.sessionId ?? "default";
     const cwd = normaliseCwd(request.cwd ?? process.cwd());
@@ -159,11 +169,9 @@ export class SessionManager {
       interruptGraceMs: this.interruptGraceMs,
       crashLoopThreshold: this.crashLoopThreshold,
       describeSpec: (language) => this.describeSpec(language, sessionId, cwd),
+      describeSpecNow: (language) => this.describeSpecNow(language, sessionId, cwd),
       createKernel: this.createKernel,
-      trackOwnKernel: (kernel) => {
-        this.ownKernels.add(kernel);
-        return () => this.ownKernels.delete(kernel);
-      },
+      trackOwnKernel: this.trackOwnKernel,
     });
     return call;
   }
@@ -217,7 +225,53 @@ export class SessionManager {
   }
 
   private async describeSpec(language: CellLanguage, sessionId: string, cwd: string): Promise<KernelSpec> {
-    const base = {
+    if (language === "py") {
+      // The same resolution (cached for resolveCacheMs) gives the same spec: every warm cell asks for it.
+      const resolved = await this.resolveCached(cwd);
+      const last = this.lastPySpec;
+      if (
+        last !== undefined &&
+        last.resolved === resolved &&
+        last.sessionId === sessionId &&
+        last.spec.cwd === cwd
+      )
+        return last.spec;
+      const spec: KernelSpec = {
+        ...this.describeBase(language, sessionId, cwd),
+        interpreter: resolved.executable,
+        env: resolved.env,
+      };
+      this.lastPySpec = { resolved, sessionId, spec };
+      return spec;
+    }
+    return {
+      ...this.describeBase(language, sessionId, cwd),
+      interpreter: undefined,
+      env: buildPlainEnv(this.extraEnv),
+    };
+  }
+
+  /**
+   * The spec {@link describeSpec} would resolve to, when that is already known: the interpreter's resolution is
+   * cached and settled, and its spec was built. Otherwise undefined (then describeSpec finds it).
+   */
+  private describeSpecNow(language: CellLanguage, sessionId: string, cwd: string): KernelSpec | undefined {
+    if (language !== "py") return undefined;
+    const cached = this.resolutions.get(cwd);
+    if (cached?.value === undefined || Date.now() - cached.at >= this.resolveCacheMs) return undefined;
+    const last = this.lastPySpec;
+    if (
+      last === undefined ||
+      last.resolved !== cached.value ||
+      last.sessionId !== sessionId ||
+      last.spec.cwd !== cwd
+    )
+      return undefined;
+    return last.spec;
+  }
+
+  private describeBase(language: CellLanguage, sessionId: string, cwd: string) {
+    return {
       language,
       cwd,
       sessionId,
@@ -226,9 +280,6 @@ export class SessionManager {
       ...(this.sandbox ? { sandbox: this.sandbox } : {}),
       ...(this.limits ? { limits: this.limits } : {}),
     };
-    if (language === "js") return { ...base, interpreter: undefined, env: buildPlainEnv(this.extraEnv) };
-    const resolved = await this.resolveCached(cwd);
-    return { ...base, interpreter: resolved.executable, env: resolved.env };
   }
 
   /**
@@ -241,11 +292,19 @@ export class SessionManager {
     const cached = this.resolutions.get(cwd);
     if (cached && now - cached.at < this.resolveCacheMs) return cached.result;
     const result = this.resolveInterpreter(cwd);
-    const entry = { at: now, result };
+    const entry: { at: number; result: Promise<ResolvedInterpreter>; value?: ResolvedInterpreter } = {
+      at: now,
+      result,
+    };
     this.resolutions.set(cwd, entry);
-    result.catch(() => {
-      if (this.resolutions.get(cwd) === entry) this.resolutions.delete(cwd);
-    });
+    result.then(
+      (value) => {
+        entry.value = value;
+      },
+      () => {
+        if (this.resolutions.get(cwd) === entry) this.resolutions.delete(cwd);
+      },
+    );
     if (this.resolutions.size > 256) {
       for (const [key, value] of this.resolutions)
         if (now - value.at >= this.resolveCacheMs) this.resolutions.delete(key);

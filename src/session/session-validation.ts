@@ -77,6 +77,48 @@ export const sessionSchemas = lazySchema(() => {
   return { manager, call, cell };
 });
 
+const isOptional = (value: unknown, check: (value: unknown) => boolean) =>
+  value === undefined || check(value);
+const isFunction = (value: unknown) => typeof value === "function";
+const isSignal = (value: unknown) => value instanceof AbortSignal;
+const isId = (value: unknown) => typeof value === "string" && value.length > 0;
+
+/**
+ * Every warm cell passes here: a request whose fields all have the usual shapes is one the schema accepts, so
+ * zod (several allocations and microseconds a cell) only runs for the rest, and finds what is wrong with it.
+ */
+export function validateCellRequest(request: unknown): void {
+  if (typeof request === "object" && request !== null && !Array.isArray(request)) {
+    const r = request as Record<string, unknown>;
+    if (
+      typeof r.code === "string" &&
+      isOptional(r.language, (v) => v === "py" || v === "js") &&
+      isOptional(r.timeoutSec, (v) => typeof v === "number" && Number.isFinite(v)) &&
+      isOptional(r.reset, (v) => typeof v === "boolean") &&
+      isOptional(r.signal, isSignal) &&
+      isOptional(r.onOutput, isFunction)
+    )
+      return;
+  }
+  validateInput(sessionSchemas().cell, request, "cell");
+}
+
+/** As {@link validateCellRequest}, for `openCall()` (a request with `bridge` handlers always takes zod). */
+export function validateCallRequest(request: unknown): void {
+  if (typeof request === "object" && request !== null && !Array.isArray(request)) {
+    const r = request as Record<string, unknown>;
+    if (
+      r.bridge === undefined &&
+      isOptional(r.sessionId, isId) &&
+      isOptional(r.cwd, isId) &&
+      isOptional(r.signal, isSignal) &&
+      isOptional(r.onInputRequest, isFunction)
+    )
+      return;
+  }
+  validateInput(sessionSchemas().call, request, "session call");
+}
+
 /** Parses `value` or throws INVALID_INPUT naming the first offending field. */
 export function validateInput(
   schema: z.ZodType,

@@ -20,7 +20,12 @@ import {
 } from "../output/display-render.js";
 import { DisplayRetention } from "../output/display-retention.js";
 import { toCellOutput } from "../output/display-updates.js";
-import { OutputSink, type OutputSinkOptions, type OutputSinkResult } from "../output/output-sink.js";
+import {
+  emptySinkResult,
+  OutputSink,
+  type OutputSinkOptions,
+  type OutputSinkResult,
+} from "../output/output-sink.js";
 import {
   createRedactor,
   createStreamRedactor,
@@ -55,10 +60,12 @@ export interface CellCollectorOptions {
 
 /** One cell's collector. `add()` each output in order, `finish()` once. */
 export class CellCollector {
-  private sink: OutputSink;
+  /** Made with the first text: a cell without output (`x = 1`) needs none. */
+  private sink: OutputSink | undefined;
   private readonly sinkOptions: OutputSinkOptions;
   private readonly redact: (text: string) => string;
-  private readonly streamRedactors: Record<"stdout" | "stderr", StreamRedactor>;
+  /** Made on a stream's first text: most cells print to one stream or none. */
+  private readonly streamRedactors: Partial<Record<"stdout" | "stderr", StreamRedactor>> = {};
   private outputs: CellOutput[] = [];
   private retention = new DisplayRetention(this.outputs);
   private images: DisplayImage[] = [];
@@ -80,12 +87,7 @@ export class CellCollector {
     if (out.keepAnsi !== undefined) this.sinkOptions.keepAnsi = out.keepAnsi;
     if (options.store !== undefined) this.sinkOptions.store = options.store;
     else if (options.artifactsDir !== undefined) this.sinkOptions.artifactDir = options.artifactsDir;
-    this.sink = new OutputSink(this.sinkOptions);
     this.redact = createRedactor(options.secrets);
-    this.streamRedactors = {
-      stdout: createStreamRedactor(options.secrets),
-      stderr: createStreamRedactor(options.secrets),
-    };
     this.retainLimit = out.retainStreamChars ?? DEFAULT_RETAIN_STREAM_CHARS;
     this.maxImageBytes = out.maxImageBytes ?? DEFAULT_MAX_IMAGE_BYTES;
   }
@@ -146,7 +148,7 @@ export class CellCollector {
 
   /** The text so far (for live updates). */
   snapshot(): string {
-    return this.sink.snapshot();
+    return this.sink?.snapshot() ?? "";
   }
 
   /**
@@ -156,11 +158,16 @@ export class CellCollector {
   cut(): CollectedCell {
     // The start of a secret at the very end waits for the next return, where the rest of it may follow.
     const open = this.openStream;
-    if (open !== undefined) this.appendRetained(open.name, this.streamRedactors[open.name].release());
+    if (open !== undefined) this.appendRetained(open.name, this.streamRedactor(open.name).release());
     this.openStream = undefined;
-    const { result, next } = this.sink.cut();
-    const collected = this.collect(result);
-    this.sink = next;
+    let collected: CollectedCell;
+    if (this.sink === undefined) {
+      collected = this.collect(emptySinkResult());
+    } else {
+      const { result, next } = this.sink.cut();
+      collected = this.collect(result);
+      this.sink = next;
+    }
     // Whatever that stream's redactor still holds comes out in the next return's outputs.
     if (open !== undefined) this.openStream = { type: "stream", name: open.name, text: "" };
     this.outputs = [];
@@ -175,7 +182,7 @@ export class CellCollector {
   /** Ends the cell: closes the sink (artifact) and returns text, outputs and images. */
   finish(): CollectedCell {
     this.closeStream();
-    return this.collect(this.sink.finish());
+    return this.collect(this.sink?.finish() ?? emptySinkResult());
   }
 
   private collect(result: OutputSinkResult): CollectedCell {
@@ -232,6 +239,7 @@ export class CellCollector {
 
   private pushText(text: string, isPlain = false): void {
     if (text === "") return;
+    this.sink ??= new OutputSink(this.sinkOptions);
     this.sink.push(text, isPlain);
     this.lastChar = text[text.length - 1]!;
   }
@@ -241,15 +249,24 @@ export class CellCollector {
     if (this.isRetainCapped && !this.options.onOutput) return;
     if (this.openStream && this.openStream.name !== name) this.closeStream();
     this.openStream ??= this.openRetained(name);
-    this.appendRetained(name, this.streamRedactors[name].push(text));
+    this.appendRetained(name, this.streamRedactor(name).push(text));
   }
 
   /** Releases the text a stream redactor held back, so the next output lands after it. */
   private closeStream(): void {
     const open = this.openStream;
     if (!open) return;
-    this.appendRetained(open.name, this.streamRedactors[open.name].flush());
+    this.appendRetained(open.name, this.streamRedactor(open.name).flush());
     this.openStream = undefined;
+  }
+
+  private streamRedactor(name: "stdout" | "stderr"): StreamRedactor {
+    let redactor = this.streamRedactors[name];
+    if (redactor === undefined) {
+      redactor = createStreamRedactor(this.options.secrets);
+      this.streamRedactors[name] = redactor;
+    }
+    return redactor;
   }
 
   /** A new stream output; it joins `outputs` with its first text (never past the cap: then only live listeners see it). */

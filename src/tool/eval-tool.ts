@@ -8,7 +8,7 @@ import { checkSandboxLayout } from "../runtime/sandbox-argv.js";
 import { requireSandbox } from "../runtime/sandbox-probe.js";
 import { ConcurrencyLimiter } from "../session/concurrency-limiter.js";
 import { SessionManager } from "../session/session-manager.js";
-import type { SessionManagerOptions } from "../session/session-types.js";
+import type { SessionCallRequest, SessionManagerOptions } from "../session/session-types.js";
 import { BackendSelector, type EvalBackendStatus } from "./backends.js";
 import { buildEvalDescription } from "./description.js";
 import type { EvalJob } from "./eval-job.js";
@@ -27,6 +27,7 @@ import {
   type EvalOutputEvent,
   type EvalProgress,
   type EvalToolResult,
+  type RunCallContext,
   type RunCallTap,
   runEvalCall,
 } from "./run-call.js";
@@ -134,14 +135,15 @@ export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
     const request = parseEvalRequest(getZodSchema, input);
     const { signal } = context;
     const group = sessionGroup(config.sessionId, config.cwd);
-    const jobContext = {
+    // Only job inputs and yieldAfter calls need it: a plain call makes none.
+    const jobContext = () => ({
       registry: manager.jobs,
       sessionId: config.sessionId,
       group,
       signal,
       onUpdate: context.onUpdate,
-    };
-    if (isJobInput(request)) return pinArtifacts(await continueJob(jobContext, request));
+    });
+    if (isJobInput(request)) return pinArtifacts(await continueJob(jobContext(), request));
     const parsed: EvalInput = request;
     assertSessionFree(manager.jobs, group);
     let release: () => void;
@@ -166,15 +168,12 @@ export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
         callSignal: AbortSignal | undefined,
         onUpdate: EvalExecuteContext["onUpdate"],
         tap?: RunCallTap,
-      ) =>
-        runEvalCall({
+      ) => {
+        const callRequest: SessionCallRequest = { sessionId: config.sessionId, cwd: config.cwd };
+        if (callSignal) callRequest.signal = callSignal;
+        const runContext: RunCallContext = {
           input: parsed,
-          openCall: () =>
-            manager.openCall({
-              sessionId: config.sessionId,
-              cwd: config.cwd,
-              ...(callSignal ? { signal: callSignal } : {}),
-            }),
+          openCall: () => manager.openCall(callRequest),
           backends,
           defaultTimeout: config.defaultTimeout,
           output: config.output,
@@ -183,14 +182,16 @@ export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
           store: getStore(),
           redact,
           onUpdate,
-          // A job's outputs are collected by its tap; only a direct call streams them to the caller.
-          ...(tap === undefined && context.onOutput ? { onOutput: context.onOutput } : {}),
           updateIntervalMs: config.updateIntervalMs,
-          ...(tap ? { tap } : {}),
-        });
+        };
+        // A job's outputs are collected by its tap; only a direct call streams them to the caller.
+        if (tap === undefined && context.onOutput) runContext.onOutput = context.onOutput;
+        if (tap) runContext.tap = tap;
+        return runEvalCall(runContext);
+      };
       if (parsed.yieldAfter === undefined) return pinArtifacts(await run(signal, context.onUpdate));
       const result = await runYieldingCall(
-        jobContext,
+        jobContext(),
         parsed,
         (tap, onUpdate, jobSignal) => run(jobSignal, onUpdate, tap),
         (job) => {

@@ -1,7 +1,7 @@
 // Jobs at the tool's surface: a cells call that returns early (`yieldAfter`), `{ job, wait }` and `{ job, cancel }`.
 import { EvalkitError } from "../errors.js";
 import { type JobRegistry, sessionBusyError } from "../session/job-registry.js";
-import { makeGroupKey } from "../session/session-call.js";
+import { makeGroupKey } from "../session/session-keys.js";
 import { normaliseCwd } from "../session/session-manager.js";
 import { EvalJob, type JobCallStarter } from "./eval-job.js";
 import type { EvalInput, EvalJobInput } from "./input-schema.js";

@@ -6,7 +6,7 @@ import type { ArtifactStore } from "../output/artifact-store.js";
 import type { DisplayImage } from "../output/display-render.js";
 import type { SecretValue } from "../output/redact.js";
 import type { SessionCall } from "../session/session-call.js";
-import type { SessionCellOutcome } from "../session/session-types.js";
+import type { SessionCellOutcome, SessionCellRequest } from "../session/session-types.js";
 import type { BackendSelector } from "./backends.js";
 import { boundErrorInfo, CellCollector } from "./cell-collector.js";
 import type { EvalInput } from "./input-schema.js";
@@ -77,28 +77,34 @@ export async function runEvalCall(ctx: RunCallContext): Promise<EvalToolResult> 
     const index = cells.length - 1;
     contents.push(buildCellContent(cells, index, images[index] ?? [], input.cells.length));
   };
-  const resetDone = new Set<CellLanguage>();
+  // Only an input-level reset needs to know which languages it already reset.
+  const resetDone = input.reset === true ? new Set<CellLanguage>() : undefined;
   let call: SessionCall | undefined;
   let stopReason: string | undefined;
   try {
-    for (const [index, cell] of input.cells.entries()) {
-      const base = { index, ...(cell.title !== undefined ? { title: cell.title } : {}) };
+    for (let index = 0; index < input.cells.length; index++) {
+      const cell = input.cells[index]!;
       if (stopReason !== undefined) {
-        cells.push({
-          ...base,
+        const skipped: CellResult = {
+          index,
+          ...(cell.title !== undefined ? { title: cell.title } : {}),
           language: cell.language ?? "py",
           status: "skipped",
           executionCount: null,
           durationMs: 0,
           text: "",
           outputs: [],
-        });
+        };
+        cells.push(skipped);
         images.push([]);
         addContent();
         ctx.tap?.cellFinished(cells[index]!, contents[index]!);
         continue;
       }
-      const route = await ctx.backends.route(cell.language);
+      // A direct call skips the await when the route is known; a job's tap keeps the tick it always had.
+      const route =
+        (ctx.tap === undefined ? ctx.backends.routeNow(cell.language) : undefined) ??
+        (await ctx.backends.route(cell.language));
       const startedAt = performance.now();
       const collector = new CellCollector({
         output: ctx.output,
@@ -107,36 +113,45 @@ export async function runEvalCall(ctx: RunCallContext): Promise<EvalToolResult> 
         store: ctx.store,
         ...(ctx.onOutput ? { onOutput: (output: CellOutput) => emitOutput(ctx, index, output) } : {}),
       });
-      const notices: string[] = [];
+      let routeNotice: string | undefined;
       let outcome: SessionCellOutcome;
       if (route.kind === "unavailable") {
         outcome = failedOutcome({ ename: route.ename, evalue: route.message, traceback: [] });
       } else {
-        if (route.notice) notices.push(route.notice);
-        const isReset = cell.reset === true || (input.reset === true && !resetDone.has(route.language));
-        resetDone.add(route.language);
-        const running: RunningCellInfo = {
-          index,
+        routeNotice = route.notice;
+        const isReset = cell.reset === true || (resetDone !== undefined && !resetDone.has(route.language));
+        resetDone?.add(route.language);
+        // Live updates and jobs watch the running cell; a plain call has nobody to tell.
+        let updater = IDLE_UPDATER;
+        if (ctx.tap !== undefined || ctx.onUpdate !== undefined) {
+          const running: RunningCellInfo = {
+            index,
+            language: route.language,
+            title: cell.title,
+            startedAt,
+            collector,
+          };
+          ctx.tap?.cellStarted(running);
+          if (ctx.onUpdate !== undefined) updater = createUpdater(ctx, cells, contents, running);
+        }
+        const tap = ctx.tap;
+        const request: SessionCellRequest = {
           language: route.language,
-          title: cell.title,
-          startedAt,
-          collector,
+          code: cell.code,
+          timeoutSec: cell.timeout ?? input.timeout ?? ctx.defaultTimeout,
+          onOutput:
+            tap === undefined && updater === IDLE_UPDATER
+              ? (output) => collector.add(output)
+              : (output) => {
+                  collector.add(output);
+                  tap?.cellOutput();
+                  updater.schedule();
+                },
         };
-        ctx.tap?.cellStarted(running);
-        const updater = createUpdater(ctx, cells, contents, running);
+        if (isReset) request.reset = true;
         try {
           call ??= ctx.openCall();
-          outcome = await call.run({
-            language: route.language,
-            code: cell.code,
-            timeoutSec: cell.timeout ?? input.timeout ?? ctx.defaultTimeout,
-            ...(isReset ? { reset: true } : {}),
-            onOutput: (output) => {
-              collector.add(output);
-              ctx.tap?.cellOutput();
-              updater.schedule();
-            },
-          });
+          outcome = await call.run(request);
         } catch (err) {
           outcome = outcomeFromHostError(err);
         } finally {
@@ -148,19 +163,23 @@ export async function runEvalCall(ctx: RunCallContext): Promise<EvalToolResult> 
         collector.add({ type: "error", ...outcome.error });
       }
       const collected = collector.finish();
-      const allNotices = [...notices, ...outcome.notices.map(ctx.redact), ...collected.notices];
-      const result: CellResult = {
-        ...base,
-        language,
-        status: outcome.status,
-        executionCount: outcome.executionCount,
-        durationMs: Math.round(outcome.durationMs || performance.now() - startedAt),
-        text: collected.text,
-        outputs: collected.outputs,
-      };
+      // Filled field by field in the order `details` has always listed them (title only when given).
+      const result = { index } as CellResult;
+      if (cell.title !== undefined) result.title = cell.title;
+      result.language = language;
+      result.status = outcome.status;
+      result.executionCount = outcome.executionCount;
+      result.durationMs = Math.round(outcome.durationMs || performance.now() - startedAt);
+      result.text = collected.text;
+      result.outputs = collected.outputs;
       if (outcome.error) result.error = boundErrorInfo(outcome.error, ctx.redact);
       if (collected.truncated) result.truncated = collected.truncated;
-      if (allNotices.length > 0) result.notices = allNotices;
+      if (routeNotice !== undefined || outcome.notices.length > 0 || collected.notices.length > 0) {
+        const allNotices = routeNotice !== undefined ? [routeNotice] : [];
+        for (const notice of outcome.notices) allNotices.push(ctx.redact(notice));
+        allNotices.push(...collected.notices);
+        result.notices = allNotices;
+      }
       if (outcome.usage) result.usage = outcome.usage;
       cells.push(result);
       images.push(collected.images);
@@ -219,6 +238,9 @@ export interface RunningCellInfo {
   startedAt: number;
   collector: CellCollector;
 }
+
+/** The updater of a cell nobody watches live. */
+const IDLE_UPDATER = { schedule() {}, stop() {} };
 
 /** Throttles live updates: at most one per interval while output flows, one right away when a cell starts. */
 function createUpdater(

@@ -5,7 +5,7 @@ import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ARTIFACT_BATCH_BYTES } from "../../src/output/artifact-batch.js";
 import { createArtifactStore, readArtifact } from "../../src/output/artifact-store.js";
-import { createOutputSink, type OutputSinkOptions } from "../../src/output/output-sink.js";
+import { createOutputSink, emptySinkResult, type OutputSinkOptions } from "../../src/output/output-sink.js";
 import { decodeRawBytes } from "../../src/output/raw-bytes.js";
 
 let dir: string;
@@ -287,5 +287,23 @@ describe("OutputSink", () => {
     const result = sink.finish();
     expect(readFileSync(path, "utf8")).toBe(expected);
     expect(result.artifactBytes).toBe(expected.length);
+  });
+});
+
+describe("a cell without output", () => {
+  it("gets from emptySinkResult() exactly what a sink that took no text finishes with", () => {
+    const secrets = [{ name: "TOKEN", value: "sk-secret-value" }];
+    for (const options of [
+      {},
+      { headBytes: 10, tailBytes: 10 },
+      { secrets },
+      { keepAnsi: true, maxLineChars: 5 },
+    ]) {
+      expect(pushAll([], options)).toEqual(emptySinkResult());
+      expect(pushAll([""], options)).toEqual(emptySinkResult());
+      // Same keys in the same order: details are serialised as they are.
+      expect(Object.keys(pushAll([], options))).toEqual(Object.keys(emptySinkResult()));
+    }
+    expect(createOutputSink({}).snapshot()).toBe("");
   });
 });

@@ -1,6 +1,11 @@
 // Unit tests of the cell watchdog with fake timers: clamping, ref-counted pause/resume, fresh windows, dispose.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { CellWatchdog, clampTimeoutSec, isTimeoutReason } from "../../src/session/idle-timeout.js";
+import {
+  CellWatchdog,
+  clampTimeoutSec,
+  isTimeoutReason,
+  WatchdogTimer,
+} from "../../src/session/idle-timeout.js";
 
 describe("clampTimeoutSec", () => {
   it("defaults to 30 seconds when no timeout is given", () => {
@@ -129,5 +134,83 @@ describe("CellWatchdog", () => {
     expect(isTimeoutReason(reasons[0])).toBe(true);
     expect(watchdog.signal.aborted).toBe(true);
     expect(watchdog.signal.reason).toBe(reasons[0]);
+  });
+});
+
+describe("WatchdogTimer (one timer the cells of a kernel take turns on)", () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("times out the cell that holds it, a full window after that cell started, never an earlier cell", () => {
+    const shared = new WatchdogTimer();
+    const fired: string[] = [];
+    const first = new CellWatchdog({ timeoutSec: 2, timer: shared, onExpire: () => fired.push("first") });
+    vi.advanceTimersByTime(1500);
+    first.dispose();
+    const second = new CellWatchdog({ timeoutSec: 2, timer: shared, onExpire: () => fired.push("second") });
+    vi.advanceTimersByTime(1999);
+    expect(fired).toEqual([]);
+    vi.advanceTimersByTime(1);
+    expect(fired).toEqual(["second"]);
+    expect(first.isExpired).toBe(false);
+    expect(second.signal.aborted).toBe(true);
+    // After it fired it serves the next cell again.
+    const third = new CellWatchdog({ timeoutSec: 1, timer: shared, onExpire: () => fired.push("third") });
+    vi.advanceTimersByTime(1000);
+    expect(fired).toEqual(["second", "third"]);
+    expect(third.isExpired).toBe(true);
+    shared.dispose();
+  });
+
+  it("gives a second watchdog its own timer while the first still holds the shared one", () => {
+    const shared = new WatchdogTimer();
+    const fired: string[] = [];
+    new CellWatchdog({ timeoutSec: 3, timer: shared, onExpire: () => fired.push("holder") });
+    vi.advanceTimersByTime(1000);
+    new CellWatchdog({ timeoutSec: 1, timer: shared, onExpire: () => fired.push("other") });
+    vi.advanceTimersByTime(1000);
+    expect(fired).toEqual(["other"]);
+    vi.advanceTimersByTime(1000);
+    expect(fired).toEqual(["other", "holder"]);
+    shared.dispose();
+  });
+
+  it("restarts a full window after a pause, and a disposed holder leaves nothing that fires", () => {
+    const shared = new WatchdogTimer();
+    const fired: string[] = [];
+    const watchdog = new CellWatchdog({ timeoutSec: 2, timer: shared, onExpire: () => fired.push("cell") });
+    vi.advanceTimersByTime(1500);
+    const release = watchdog.pause();
+    vi.advanceTimersByTime(10_000);
+    release();
+    vi.advanceTimersByTime(1999);
+    expect(fired).toEqual([]);
+    vi.advanceTimersByTime(1);
+    expect(fired).toEqual(["cell"]);
+    const idle = new CellWatchdog({ timeoutSec: 2, timer: shared, onExpire: () => fired.push("idle") });
+    idle.dispose();
+    vi.advanceTimersByTime(60_000);
+    expect(fired).toEqual(["cell"]);
+    shared.dispose();
+    expect(vi.getTimerCount()).toBe(0);
+  });
+});
+
+describe("WatchdogTimer between cells", () => {
+  it("keeps no process alive once its cell has ended (unref'd), and holds it while a cell runs", () => {
+    const shared = new WatchdogTimer();
+    const timerOf = () => (shared as unknown as { timer: NodeJS.Timeout }).timer;
+    const watchdog = new CellWatchdog({ timeoutSec: 30, timer: shared });
+    expect(timerOf().hasRef()).toBe(true);
+    watchdog.dispose();
+    expect(timerOf().hasRef()).toBe(false);
+    const next = new CellWatchdog({ timeoutSec: 30, timer: shared });
+    expect(timerOf().hasRef()).toBe(true);
+    next.dispose();
+    shared.dispose();
   });
 });

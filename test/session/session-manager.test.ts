@@ -136,6 +136,22 @@ describe("eviction", () => {
     ]);
   });
 
+  it("counts the idle time from the last call: calls in a row, and a cell longer than the timeout, keep the kernel", async () => {
+    const { manager, kernels } = createManager({ idleEvictMs: 80 });
+    await manager.run({ sessionId: "warm", cwd: dirA, code: "set x 1" });
+    for (let i = 0; i < 6; i++) {
+      await sleep(40);
+      await manager.run({ sessionId: "warm", cwd: dirA, code: "get x" });
+    }
+    // A cell that runs past the idle timeout is not idle time either.
+    await manager.run({ sessionId: "warm", cwd: dirA, code: "sleep 200" });
+    const outcome = await manager.run({ sessionId: "warm", cwd: dirA, code: "get x" });
+    expect(stdoutOf(outcome)).toBe("1");
+    expect(kernels).toHaveLength(1);
+    await sleep(200);
+    expect(kernels[0]?.isAlive).toBe(false);
+  });
+
   it("evicts the least recently used idle kernel beyond the limit, never one that is running", async () => {
     const { manager, kernels } = createManager({ maxKernels: 2 });
     const running = manager.run({ sessionId: "busy", cwd: dirA, code: "sleep 300" });

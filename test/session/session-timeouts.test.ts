@@ -24,6 +24,30 @@ describe("cell timeouts", () => {
     expect(kernels).toHaveLength(1);
   });
 
+  it("times each cell from its own start on the kernel's shared timer, in one call and across calls", async () => {
+    const { manager, kernels } = createManager();
+    // Cells that end in time, back to back, with the same budget: none of them is cut short by an earlier window.
+    for (let i = 0; i < 4; i++) {
+      const outcome = await manager.run({ cwd, code: "sleep 600", timeoutSec: 1 });
+      expect(outcome.status).toBe("ok");
+    }
+    const call = manager.openCall({ cwd });
+    try {
+      expect((await call.run({ code: "sleep 700", timeoutSec: 1 })).status).toBe("ok");
+      const started = performance.now();
+      const late = await call.run({ code: "sleep 60000", timeoutSec: 1 });
+      const elapsed = performance.now() - started;
+      expect(late.status).toBe("timeout");
+      expect(elapsed).toBeGreaterThanOrEqual(950);
+      expect(elapsed).toBeLessThan(3000);
+      expect((await call.run({ code: "set y 2", timeoutSec: 1 })).status).toBe("ok");
+    } finally {
+      await call.close();
+    }
+    expect(kernels).toHaveLength(1);
+    expect(kernels[0]?.interrupts).toBe(1);
+  });
+
   it("clamps the timeout to the manager's maximum", async () => {
     const { manager } = createManager({ maxTimeoutSec: 1 });
     const outcome = await manager.run({ cwd, code: "sleep 60000", timeoutSec: 100 });

@@ -67,6 +67,9 @@ class Executor(object):
 
     def _execute(self, source, filename, ns):
         flags = _TOP_LEVEL_AWAIT | self._future_flags
+        code = _compile_lone_expression(source, filename, flags)
+        if code is not None:
+            return self._run_code(code, ns), True
         tree = compile(source, filename, "exec", ast.PyCF_ONLY_AST | flags, dont_inherit=True)
         body = self._hoist_futures(tree.body)
         flags = _TOP_LEVEL_AWAIT | self._future_flags
@@ -138,13 +141,54 @@ class Executor(object):
         # As IPython's displayhook: _, __ and ___ move along unless the user assigned one of them
         # (`for _ in ...`), which then keeps the user's value.
         mine = self._unders
-        if all(name not in ns or ns[name] is mine.get(name) for name in ("_", "__", "___")):
-            mine["___"], mine["__"], mine["_"] = mine.get("__"), mine.get("_"), value
+        get = mine.get
+        # Unrolled (no generator): this runs for every cell that shows a value.
+        one, two, three = ns.get("_", _UNSET), ns.get("__", _UNSET), ns.get("___", _UNSET)
+        if (one is _UNSET or one is get("_")) and (two is _UNSET or two is get("__")) and (
+            three is _UNSET or three is get("___")
+        ):
+            mine["___"], mine["__"], mine["_"] = get("__"), get("_"), value
             ns.update(mine)
         if count is not None:
             if isinstance(out, dict):
                 out[count] = value
             ns["_%d" % count] = value
+
+
+# Statements a one-line cell often starts with: the lone-expression attempt would only fail on them.
+_STATEMENT_WORDS = ("import ", "from ", "del ", "pass", "raise", "assert ", "return", "global ", "nonlocal ", "def ",
+                    "class ", "if ", "for ", "while ", "with ", "try:", "async ", "@", "break", "continue")
+# Digits become "0", letters and "_" become "a": b"0a" then marks a number followed by a letter (`1if`, `0x1f`, `1e5`).
+_DIGIT_LETTER = bytes(
+    ord("0") if chr(c).isdigit() else ord("a") if chr(c).isalpha() or c == ord("_") else ord(" ") for c in range(256)
+)
+
+
+def _compile_lone_expression(source, filename, flags):
+    """The code of a cell that is one expression, compiled in one step; None when that cannot be known cheaply.
+
+    The usual way parses the cell into an AST first (to find a trailing expression) and compiles the pieces
+    from it: two passes and a tree of Python objects, most of a short cell's compile time. A cell that compiles
+    in "eval" mode is exactly one expression, which that way would pop and compile in "eval" mode too: the same
+    code. The attempt is made only where a failed one cannot have shown the user anything the usual way then
+    shows again: no backslash and no number followed by a letter (the tokenizer's only warnings), no `yield` or
+    `await` (errors the compiler raises after its own warnings), ASCII, no `=` (assignments), no `;`.
+    """
+    if (
+        "=" in source
+        or ";" in source
+        or "\\" in source
+        or "yield" in source
+        or "await" in source
+        or not source.isascii()
+        or source.startswith(_STATEMENT_WORDS)
+        or b"0a" in source.encode("ascii").translate(_DIGIT_LETTER)
+    ):
+        return None
+    try:
+        return compile(source, filename, "eval", flags, dont_inherit=True)
+    except Exception:
+        return None  # not one expression (or not compilable): the usual way reports it as always
 
 
 def _record_input(ns, count, code):
@@ -163,6 +207,7 @@ def _record_input(ns, count, code):
     ns["_i%d" % count] = code
 
 
+_UNSET = object()  # not in the namespace (None is a value a user can assign)
 _last_input = [""]  # IPython's _i00: the input before the running cell's
 
 

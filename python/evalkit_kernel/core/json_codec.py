@@ -44,12 +44,15 @@ if _json is not None:
             raise ValueError("Extra data at char %d" % end)
         return value
 
+    # One encoder for every frame (it holds no state between calls): without the `markers` dict there is no
+    # cycle check, so a cyclic value ends in RecursionError instead of ValueError; callers catch both.
+    _encode = _json.make_encoder(None, _reject, _json.encode_basestring_ascii, None, ":", ",", False, False, False)
+
     def dumps(value):
         """Compact ASCII JSON (like json.dumps(value, separators=(",", ":"), allow_nan=False))."""
         if isinstance(value, str):
             return _json.encode_basestring_ascii(value)
-        encode = _json.make_encoder({}, _reject, _json.encode_basestring_ascii, None, ":", ",", False, False, False)
-        return "".join(encode(value, 0))
+        return "".join(_encode(value, 0))
 
 else:  # pragma: no cover
     import json as _std

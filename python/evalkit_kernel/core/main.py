@@ -23,7 +23,7 @@ from ..capture.streams import FdCapture, StreamRouter, enlarge_pipe, install_str
 from .cell_context import CellContext
 from .executor import Executor
 from .interrupt_gate import InterruptGate
-from .protocol import FrameReader, FrameWriter, RequestChannel
+from .protocol import FrameReader, FrameWriter, RequestChannel, encode_started
 from .threads import start_daemon
 
 OPTIONAL_MODULES = ("display.publish", "magics", "prelude.api")
@@ -110,7 +110,7 @@ def _handle_execute(executor, request, requests, gate):
     stdin_policy.keep_getpass_patched()
     reset_blocking()  # a child of an earlier cell (node) may have left fd 1/2 non-blocking
     state.begin_cell(cell)
-    state.writer.send({"type": "started", "id": cell.cell_id}, hold=True)  # out with the first frame or tick
+    state.writer.hold_raw(encode_started(cell.cell_id))  # out with the first frame or tick
     state.router.flush()  # output written between cells belongs to this one
     for name in restore_streams():
         sys.stderr.write("evalkit: sys.%s was None or closed after an earlier cell; restored it\n" % name)

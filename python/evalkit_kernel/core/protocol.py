@@ -50,6 +50,11 @@ def encode_frame(frame):
     return _encode_text(frame).encode("ascii") + b"\n"
 
 
+def encode_started(cell_id):
+    """The `started` frame of a cell, as encode_frame({"type": "started", "id": cell_id}) gives it, built directly."""
+    return b'{"type":"started","id":' + _encode_fast(cell_id).encode("ascii") + b"}\n"
+
+
 def _encode_text(frame):
     try:
         return _encode_fast(frame)
@@ -124,12 +129,16 @@ class FrameWriter(object):
         if len(data) > LINE_GUARD:
             data = encode_frame(replacement(frame, len(data)))
         if hold:
-            if self._trace is not None:
-                self._trace(data)
-            with self._lock:
-                self._held.append(data)
+            self.hold_raw(data)
             return
         self.send_raw(data)
+
+    def hold_raw(self, data):
+        """An encoded frame that waits for the next frame written (or the next tick), as send(hold=True)."""
+        if self._trace is not None:
+            self._trace(data)
+        with self._lock:
+            self._held.append(data)
 
     def send_raw(self, data):
         if self._trace is not None:

@@ -22,9 +22,13 @@ interface RunningCell {
   nonce: string;
   /** The runner has begun the cell (any frame of it arrived). */
   isStarted: boolean;
-  calls: Map<string, AbortController>;
+  /** Bridge calls in flight (made on the first one). */
+  calls: Map<string, AbortController> | undefined;
+  /** Settle through {@link PythonKernel.settle}, which ends the cell's calls and its abort listener first. */
   resolve: (outcome: ExecuteOutcome) => void;
   reject: (err: Error) => void;
+  /** Undoes what the cell's abort signal set up (only a cell with a signal has one). */
+  detachSignal: (() => void) | undefined;
 }
 
 let kernelSerial = 0;
@@ -120,32 +124,29 @@ export class PythonKernel implements Kernel {
         record: new CellRecord(id, options, this.options.retainStreamBytes),
         nonce: createRandomToken(12),
         isStarted: false,
-        calls: new Map(),
+        calls: undefined,
         resolve,
         reject,
+        detachSignal: undefined,
       };
       this.running = cell;
-      let escalation: NodeJS.Timeout | undefined;
-      const onAbort = () => {
-        this.interrupt();
-        escalation ??= setTimeout(() => {
-          if (this.running !== cell) return;
-          void this.killAfterInterrupt(cell);
-        }, this.options.interruptGraceMs ?? 5000);
-      };
-      const finish = () => {
-        clearTimeout(escalation);
-        options.signal?.removeEventListener("abort", onAbort);
-        for (const controller of cell.calls.values()) controller.abort(new Error("cell ended"));
-      };
-      cell.resolve = (outcome) => {
-        finish();
-        resolve(outcome);
-      };
-      cell.reject = (err) => {
-        finish();
-        reject(err);
-      };
+      const { signal } = options;
+      let onAbort: (() => void) | undefined;
+      if (signal !== undefined) {
+        let escalation: NodeJS.Timeout | undefined;
+        const abort = () => {
+          this.interrupt();
+          escalation ??= setTimeout(() => {
+            if (this.running !== cell) return;
+            void this.killAfterInterrupt(cell);
+          }, this.options.interruptGraceMs ?? 5000);
+        };
+        onAbort = abort;
+        cell.detachSignal = () => {
+          clearTimeout(escalation);
+          signal.removeEventListener("abort", abort);
+        };
+      }
       const request: Record<string, unknown> = { id, code, nonce: cell.nonce };
       if (options.silent) request.silent = true;
       if (options.storeHistory === false) request.storeHistory = false;
@@ -153,9 +154,20 @@ export class PythonKernel implements Kernel {
       if (options.env) request.env = options.env;
       if (options.onInputRequest) request.allowStdin = true;
       this.send(request);
-      if (options.signal?.aborted) onAbort();
-      else options.signal?.addEventListener("abort", onAbort, { once: true });
+      if (signal !== undefined && onAbort !== undefined) {
+        if (signal.aborted) onAbort();
+        else signal.addEventListener("abort", onAbort, { once: true });
+      }
     });
+  }
+
+  /** Ends a cell's promise: its abort listener and bridge calls go first, as they always did. */
+  private settle(cell: RunningCell, outcome: ExecuteOutcome | Error): void {
+    cell.detachSignal?.();
+    if (cell.calls !== undefined)
+      for (const controller of cell.calls.values()) controller.abort(new Error("cell ended"));
+    if (outcome instanceof Error) cell.reject(outcome);
+    else cell.resolve(outcome);
   }
 
   /** Ask the running cell to stop (SIGINT to the process group; the runner raises KeyboardInterrupt). */
@@ -218,7 +230,8 @@ export class PythonKernel implements Kernel {
     await this.shutdown();
     if (this.running === cell) {
       this.running = undefined;
-      cell.reject(
+      this.settle(
+        cell,
         new EvalkitError(
           "KERNEL_DIED",
           `the cell did not stop within ${this.options.interruptGraceMs ?? 5000} ms of the interrupt; kernel killed, state lost`,
@@ -298,17 +311,17 @@ export class PythonKernel implements Kernel {
         void this.answerCall(cell, frame.callId, frame.method, frame.params);
         return;
       case "cancel_call":
-        cell.calls.get(frame.callId)?.abort(new Error("cancelled by the cell"));
+        cell.calls?.get(frame.callId)?.abort(new Error("cancelled by the cell"));
         return;
       case "input_request":
         void this.answerInput(cell, frame.prompt, frame.password);
         return;
       case "done":
         this.running = undefined;
-        cell.resolve({
-          ...cell.record.outcome(frame.status, frame.cancelled, frame.executionCount),
-          ...(frame.usage ? { usage: frame.usage } : {}),
-        });
+        this.settle(
+          cell,
+          cell.record.outcome(frame.status, frame.cancelled, frame.executionCount, frame.usage),
+        );
         return;
     }
   }
@@ -330,13 +343,14 @@ export class PythonKernel implements Kernel {
     params: Record<string, unknown>,
   ) {
     const controller = new AbortController();
+    cell.calls ??= new Map();
     cell.calls.set(callId, controller);
     try {
       this.send(
         await answerHostCall(cell.record.options, { callId, method, params, signal: controller.signal }),
       );
     } finally {
-      cell.calls.delete(callId);
+      cell.calls?.delete(callId);
     }
   }
 
@@ -359,7 +373,7 @@ export class PythonKernel implements Kernel {
     const cell = this.running;
     this.running = undefined;
     void this.shutdown();
-    cell?.reject(err);
+    if (cell) this.settle(cell, err);
   }
 
   private onProcessExit(exit: KernelExit): void {
@@ -369,7 +383,7 @@ export class PythonKernel implements Kernel {
     this.completions.clear();
     for (const resolve of this.completers.values()) resolve({ start: 0, matches: [] });
     this.completers.clear();
-    cell?.reject(this.deadError("kernel died while the cell was running"));
+    if (cell) this.settle(cell, this.deadError("kernel died while the cell was running"));
     for (const listener of this.exitListeners) listener(exit);
     this.exitListeners.clear();
   }
