@@ -1,23 +1,21 @@
 // SessionManager: owns every kernel; decides which kernel serves a call (retained or per-call) and disposes them.
-import { realpathSync, statSync } from "node:fs";
 import type { CellLanguage } from "../contracts/cell-result.js";
 import { PARSE_ONCE } from "../contracts/lazy-schema.js";
 import { EvalkitError } from "../errors.js";
 import type { Kernel } from "../kernel/kernel.js";
 import { HostBridge } from "./bridge-handlers.js";
+import { normaliseCwd } from "./call-cwd.js";
 import { ConcurrencyLimiter } from "./concurrency-limiter.js";
-import { buildPlainEnv, createDefaultKernel, createDefaultResolver } from "./default-kernels.js";
+import { createDefaultKernel, createDefaultResolver } from "./default-kernels.js";
 import { DEFAULT_MAX_TIMEOUT_SEC, DEFAULT_TIMEOUT_SEC } from "./idle-timeout.js";
 import { JobRegistry } from "./job-registry.js";
 import { KernelPool } from "./kernel-pool.js";
+import { KernelSpecCache } from "./kernel-spec-cache.js";
 import { SessionCall } from "./session-call.js";
 import { makeGroupKey } from "./session-keys.js";
 import type {
-  InterpreterResolver,
   KernelFactory,
   KernelMode,
-  KernelSpec,
-  ResolvedInterpreter,
   SessionCallRequest,
   SessionCellOutcome,
   SessionManagerOptions,
@@ -57,43 +55,37 @@ export class SessionManager {
   private readonly disposeController = new AbortController();
   private readonly bridge: HostBridge;
   private readonly createKernel: KernelFactory;
-  private readonly resolveInterpreter: InterpreterResolver;
-  private readonly extraEnv: Record<string, string>;
-  private readonly launcher: string[] | undefined;
-  private readonly sandbox: SessionManagerOptions["sandbox"];
-  private readonly limits: SessionManagerOptions["limits"];
+  private readonly specs: KernelSpecCache;
   private readonly interruptGraceMs: number;
   private readonly defaultTimeoutSec: number;
   private readonly maxTimeoutSec: number;
   private readonly crashLoopThreshold: number;
-  private readonly resolveCacheMs: number;
-  private readonly resolutions = new Map<
-    string,
-    { at: number; result: Promise<ResolvedInterpreter>; value?: ResolvedInterpreter }
-  >();
   private disposing: Promise<void> | undefined;
   /** Per-call kernels register here so `dispose()` can reach them (one function for every call). */
   private readonly trackOwnKernel = (kernel: Kernel): (() => void) => {
     this.ownKernels.add(kernel);
     return () => this.ownKernels.delete(kernel);
   };
-  private lastPySpec: { resolved: ResolvedInterpreter; sessionId: string; spec: KernelSpec } | undefined;
 
   constructor(options: SessionManagerOptions = {}) {
     validateInput(sessionSchemas().manager, options, "session manager options", PARSE_ONCE);
     this.mode = options.mode ?? "session";
-    this.extraEnv = { ...(options.env ?? {}) };
-    this.launcher = options.launcher;
-    this.sandbox = options.sandbox;
-    this.limits = options.limits;
+    const extraEnv = { ...(options.env ?? {}) };
     this.createKernel = options.createKernel ?? createDefaultKernel;
-    this.resolveInterpreter =
-      options.resolveInterpreter ?? createDefaultResolver(options.python, this.extraEnv, options.launcher);
     this.interruptGraceMs = options.interruptGraceMs ?? DEFAULT_INTERRUPT_GRACE_MS;
     this.defaultTimeoutSec = options.defaultTimeoutSec ?? DEFAULT_TIMEOUT_SEC;
     this.maxTimeoutSec = options.maxTimeoutSec ?? DEFAULT_MAX_TIMEOUT_SEC;
     this.crashLoopThreshold = options.crashLoopThreshold ?? DEFAULT_CRASH_LOOP_THRESHOLD;
-    this.resolveCacheMs = options.resolveCacheMs ?? DEFAULT_RESOLVE_CACHE_MS;
+    this.specs = new KernelSpecCache({
+      resolveInterpreter:
+        options.resolveInterpreter ?? createDefaultResolver(options.python, extraEnv, options.launcher),
+      resolveCacheMs: options.resolveCacheMs ?? DEFAULT_RESOLVE_CACHE_MS,
+      extraEnv,
+      launcher: options.launcher,
+      interruptGraceMs: this.interruptGraceMs,
+      sandbox: options.sandbox,
+      limits: options.limits,
+    });
     this.bridge = new HostBridge(options.bridge);
     this.pool = new KernelPool({
       maxKernels: options.maxKernels ?? DEFAULT_MAX_KERNELS,
@@ -168,8 +160,8 @@ export class SessionManager {
       maxTimeoutSec: this.maxTimeoutSec,
       interruptGraceMs: this.interruptGraceMs,
       crashLoopThreshold: this.crashLoopThreshold,
-      describeSpec: (language) => this.describeSpec(language, sessionId, cwd),
-      describeSpecNow: (language) => this.describeSpecNow(language, sessionId, cwd),
+      describeSpec: (language) => this.specs.describeSpec(language, sessionId, cwd),
+      describeSpecNow: (language) => this.specs.describeSpecNow(language, sessionId, cwd),
       createKernel: this.createKernel,
       trackOwnKernel: this.trackOwnKernel,
     });
@@ -223,122 +215,6 @@ export class SessionManager {
     })();
     return this.disposing;
   }
-
-  private async describeSpec(language: CellLanguage, sessionId: string, cwd: string): Promise<KernelSpec> {
-    if (language === "py") {
-      // The same resolution (cached for resolveCacheMs) gives the same spec: every warm cell asks for it.
-      const resolved = await this.resolveCached(cwd);
-      const last = this.lastPySpec;
-      if (
-        last !== undefined &&
-        last.resolved === resolved &&
-        last.sessionId === sessionId &&
-        last.spec.cwd === cwd
-      )
-        return last.spec;
-      const spec: KernelSpec = {
-        ...this.describeBase(language, sessionId, cwd),
-        interpreter: resolved.executable,
-        env: resolved.env,
-      };
-      this.lastPySpec = { resolved, sessionId, spec };
-      return spec;
-    }
-    return {
-      ...this.describeBase(language, sessionId, cwd),
-      interpreter: undefined,
-      env: buildPlainEnv(this.extraEnv),
-    };
-  }
-
-  /**
-   * The spec {@link describeSpec} would resolve to, when that is already known: the interpreter's resolution is
-   * cached and settled, and its spec was built. Otherwise undefined (then describeSpec finds it).
-   */
-  private describeSpecNow(language: CellLanguage, sessionId: string, cwd: string): KernelSpec | undefined {
-    if (language !== "py") return undefined;
-    const cached = this.resolutions.get(cwd);
-    if (cached?.value === undefined || Date.now() - cached.at >= this.resolveCacheMs) return undefined;
-    const last = this.lastPySpec;
-    if (
-      last === undefined ||
-      last.resolved !== cached.value ||
-      last.sessionId !== sessionId ||
-      last.spec.cwd !== cwd
-    )
-      return undefined;
-    return last.spec;
-  }
-
-  private describeBase(language: CellLanguage, sessionId: string, cwd: string) {
-    return {
-      language,
-      cwd,
-      sessionId,
-      launcher: this.launcher,
-      interruptGraceMs: this.interruptGraceMs,
-      ...(this.sandbox ? { sandbox: this.sandbox } : {}),
-      ...(this.limits ? { limits: this.limits } : {}),
-    };
-  }
-
-  /**
-   * Interpreter resolution looks at venvs and PATH (milliseconds of file system work), too slow to repeat
-   * for every warm cell; a short-lived cache per cwd keeps warm calls fast while a new `.venv` is still
-   * picked up within seconds.
-   */
-  private resolveCached(cwd: string): Promise<ResolvedInterpreter> {
-    const now = Date.now();
-    const cached = this.resolutions.get(cwd);
-    if (cached && now - cached.at < this.resolveCacheMs) return cached.result;
-    const result = this.resolveInterpreter(cwd);
-    const entry: { at: number; result: Promise<ResolvedInterpreter>; value?: ResolvedInterpreter } = {
-      at: now,
-      result,
-    };
-    this.resolutions.set(cwd, entry);
-    result.then(
-      (value) => {
-        entry.value = value;
-      },
-      () => {
-        if (this.resolutions.get(cwd) === entry) this.resolutions.delete(cwd);
-      },
-    );
-    if (this.resolutions.size > 256) {
-      for (const [key, value] of this.resolutions)
-        if (now - value.at >= this.resolveCacheMs) this.resolutions.delete(key);
-    }
-    return result;
-  }
-}
-
-// realpath + stat cost ~60 µs a call on this kind of machine; warm calls repeat the same cwd many times a second.
-const CWD_CACHE_MS = 1000;
-const cwdCache = new Map<string, { real: string; at: number }>();
-
-/** Real path of an existing directory, or CWD_INVALID (checked again at most once a second per cwd). */
-export function normaliseCwd(cwd: string): string {
-  const now = performance.now();
-  const cached = cwdCache.get(cwd);
-  if (cached !== undefined && now - cached.at < CWD_CACHE_MS) return cached.real;
-  const real = checkCwd(cwd);
-  if (cwdCache.size > 256) cwdCache.clear();
-  cwdCache.set(cwd, { real, at: now });
-  return real;
-}
-
-function checkCwd(cwd: string): string {
-  let real: string;
-  try {
-    real = realpathSync(cwd);
-  } catch (err) {
-    throw new EvalkitError("CWD_INVALID", `working directory does not exist: ${cwd}`, { cwd }, err);
-  }
-  if (!statSync(real).isDirectory()) {
-    throw new EvalkitError("CWD_INVALID", `working directory is not a directory: ${cwd}`, { cwd });
-  }
-  return real;
 }
 
 function pickCallFields(request: SessionRunRequest): SessionCallRequest {

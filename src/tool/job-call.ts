@@ -1,8 +1,8 @@
 // Jobs at the tool's surface: a cells call that returns early (`yieldAfter`), `{ job, wait }` and `{ job, cancel }`.
 import { EvalkitError } from "../errors.js";
+import { normaliseCwd } from "../session/call-cwd.js";
 import { type JobRegistry, sessionBusyError } from "../session/job-registry.js";
 import { makeGroupKey } from "../session/session-keys.js";
-import { normaliseCwd } from "../session/session-manager.js";
 import { EvalJob, type JobCallStarter } from "./eval-job.js";
 import type { EvalInput, EvalJobInput } from "./input-schema.js";
 import type { EvalProgress, EvalToolResult } from "./run-call.js";

@@ -1,0 +1,121 @@
+// Kernel specs for a manager's calls: the interpreter's resolution cached per cwd, and the last Python spec
+// reused while nothing it depends on changed (every warm cell asks for one).
+import type { CellLanguage } from "../contracts/cell-result.js";
+import { buildPlainEnv } from "./default-kernels.js";
+import type {
+  InterpreterResolver,
+  KernelSpec,
+  ResolvedInterpreter,
+  SessionManagerOptions,
+} from "./session-types.js";
+
+/** What a spec is built from: the manager's settled options. */
+export interface SpecSettings {
+  resolveInterpreter: InterpreterResolver;
+  resolveCacheMs: number;
+  extraEnv: Record<string, string>;
+  launcher: string[] | undefined;
+  interruptGraceMs: number;
+  sandbox: SessionManagerOptions["sandbox"];
+  limits: SessionManagerOptions["limits"];
+}
+
+/** Describes the kernel a (language, session, cwd) needs, without re-resolving Python for every cell. */
+export class KernelSpecCache {
+  private readonly resolutions = new Map<
+    string,
+    { at: number; result: Promise<ResolvedInterpreter>; value?: ResolvedInterpreter }
+  >();
+  private lastPySpec: { resolved: ResolvedInterpreter; sessionId: string; spec: KernelSpec } | undefined;
+
+  constructor(private readonly options: SpecSettings) {}
+
+  async describeSpec(language: CellLanguage, sessionId: string, cwd: string): Promise<KernelSpec> {
+    if (language === "py") {
+      // The same resolution (cached for resolveCacheMs) gives the same spec: every warm cell asks for it.
+      const resolved = await this.resolveCached(cwd);
+      const last = this.lastPySpec;
+      if (
+        last !== undefined &&
+        last.resolved === resolved &&
+        last.sessionId === sessionId &&
+        last.spec.cwd === cwd
+      )
+        return last.spec;
+      const spec: KernelSpec = {
+        ...this.describeBase(language, sessionId, cwd),
+        interpreter: resolved.executable,
+        env: resolved.env,
+      };
+      this.lastPySpec = { resolved, sessionId, spec };
+      return spec;
+    }
+    return {
+      ...this.describeBase(language, sessionId, cwd),
+      interpreter: undefined,
+      env: buildPlainEnv(this.options.extraEnv),
+    };
+  }
+
+  /**
+   * The spec {@link describeSpec} would resolve to, when that is already known: the interpreter's resolution is
+   * cached and settled, and its spec was built. Otherwise undefined (then describeSpec finds it).
+   */
+  describeSpecNow(language: CellLanguage, sessionId: string, cwd: string): KernelSpec | undefined {
+    if (language !== "py") return undefined;
+    const cached = this.resolutions.get(cwd);
+    if (cached?.value === undefined || Date.now() - cached.at >= this.options.resolveCacheMs)
+      return undefined;
+    const last = this.lastPySpec;
+    if (
+      last === undefined ||
+      last.resolved !== cached.value ||
+      last.sessionId !== sessionId ||
+      last.spec.cwd !== cwd
+    )
+      return undefined;
+    return last.spec;
+  }
+
+  private describeBase(language: CellLanguage, sessionId: string, cwd: string) {
+    return {
+      language,
+      cwd,
+      sessionId,
+      launcher: this.options.launcher,
+      interruptGraceMs: this.options.interruptGraceMs,
+      ...(this.options.sandbox ? { sandbox: this.options.sandbox } : {}),
+      ...(this.options.limits ? { limits: this.options.limits } : {}),
+    };
+  }
+
+  /**
+   * Interpreter resolution looks at venvs and PATH (milliseconds of file system work), too slow to repeat
+   * for every warm cell; a short-lived cache per cwd keeps warm calls fast while a new `.venv` is still
+   * picked up within seconds.
+   */
+  private resolveCached(cwd: string): Promise<ResolvedInterpreter> {
+    const now = Date.now();
+    const cached = this.resolutions.get(cwd);
+    if (cached && now - cached.at < this.options.resolveCacheMs) return cached.result;
+    const result = this.options.resolveInterpreter(cwd);
+    const entry: { at: number; result: Promise<ResolvedInterpreter>; value?: ResolvedInterpreter } = {
+      at: now,
+      result,
+    };
+    this.resolutions.set(cwd, entry);
+    result.then(
+      (value) => {
+        entry.value = value;
+      },
+      () => {
+        if (this.resolutions.get(cwd) === entry) this.resolutions.delete(cwd);
+      },
+    );
+    if (this.resolutions.size > 256) {
+      for (const [key, value] of this.resolutions)
+        if (now - value.at >= this.options.resolveCacheMs) this.resolutions.delete(key);
+    }
+    return result;
+  }
+}
