@@ -4,23 +4,17 @@ import path from "node:path";
 import type { KernelOutput } from "../../contracts/outputs.js";
 import { EvalkitError } from "../../errors.js";
 import { outputSize } from "../../output/display-budget.js";
-import { resolveEvalkitHome } from "../../runtime/evalkit-home.js";
-import { findOnPath } from "../../runtime/find-executable.js";
-import { buildSandboxArgv } from "../../runtime/sandbox-argv.js";
-import { requireSandboxFeatures } from "../../runtime/sandbox-probe.js";
-import type { ResolvedSandbox } from "../../runtime/sandbox-types.js";
 import { CellRecord } from "../cell-record.js";
 import { answerHostCall } from "../host-calls.js";
 import type { ExecuteOptions, ExecuteOutcome, Kernel, KernelExit } from "../kernel.js";
-import { countOwnProcesses } from "../process-tree.js";
 import { decodeRunnerFrame, outputOfDisplayFrame } from "../runner-frames.js";
 import { CellColumnMap } from "./cell-columns.js";
-import { JS_RUNNER_MAIN } from "./js-command.js";
 import { type JsKernelOptions, memoryLimits, validateOptions } from "./js-kernel-options.js";
 import { JsKernelProcess } from "./js-kernel-process.js";
+import { buildJsLaunch } from "./js-launch.js";
 import { rewriteJsCell } from "./js-rewrite.js";
 import type { ChannelItem } from "./ordered-channels.js";
-import { subreaperPrefix, subreaperPython } from "./subreaper-parent.js";
+import { subreaperPrefix } from "./subreaper-parent.js";
 
 export type { JsKernelOptions } from "./js-kernel-options.js";
 
@@ -174,16 +168,7 @@ export class JsKernel implements Kernel {
 
   private async spawn(): Promise<void> {
     const { maxHeapMb, memoryMb } = memoryLimits(this.options);
-    const wrapped = this.options.sandbox ? await this.sandboxPrefix() : this.options.launcher;
-    // In a sandbox the limits go inside (`bwrap … -- prlimit … -- node`): bwrap run by an ordinary user makes a
-    // user namespace, where the OS counts only that namespace's tasks against RLIMIT_NPROC.
-    const inOwnUserNs =
-      wrapped !== undefined && this.options.sandbox !== undefined && makesUserNamespace(wrapped[0]);
-    // The sandbox's PID namespace already ends everything with the kernel; a custom launcher may lack Python.
-    const python = wrapped === undefined ? subreaperPython(this.options.subreaperPython) : null;
-    const ownTasks = JS_KERNEL_TASKS + (python === null ? 0 : 1);
-    const limits = limitPrefix(this.options.limits, ownTasks, () => (inOwnUserNs ? 1 : countOwnProcesses()));
-    const launcher = this.options.sandbox ? [...(wrapped ?? []), ...limits] : [...limits, ...(wrapped ?? [])];
+    const { launcher, python } = await buildJsLaunch(this.options, this.cwd);
     const proc: JsKernelProcess = new JsKernelProcess({
       node: this.options.node ?? process.execPath,
       cwd: this.cwd,
@@ -221,24 +206,6 @@ export class JsKernel implements Kernel {
       clearTimeout(timer);
     }
     proc.setRef(false);
-  }
-
-  /** bwrap around node: the node installation and evalkit's runner-js/ read-only, the cwd writable. */
-  private async sandboxPrefix(): Promise<string[]> {
-    const env = this.options.env ?? process.env;
-    const { bwrap, sizedTmpfs } = await requireSandboxFeatures();
-    const memoryMb = this.options.memoryMb; // only an asked-for limit, not the default resident watch
-    return buildSandboxArgv({
-      bwrap,
-      sandbox: this.options.sandbox as ResolvedSandbox,
-      cwd: this.cwd,
-      executables: [this.options.node ?? process.execPath],
-      home: env.HOME,
-      evalkitHome: resolveEvalkitHome(env),
-      readOnly: [path.dirname(JS_RUNNER_MAIN)],
-      // Files in the private tmpfs mounts are memory too: under a memory limit each is capped at it.
-      tmpfsBytes: memoryMb !== undefined && sizedTmpfs ? memoryMb * 1024 * 1024 : undefined,
-    });
   }
 
   private async runCell(code: string, options: ExecuteOptions): Promise<ExecuteOutcome> {
@@ -427,42 +394,4 @@ export class JsKernel implements Kernel {
       : `the JS kernel ended (${how}) while the cell ran; state lost`;
     return new EvalkitError("KERNEL_DIED", message, details);
   }
-}
-
-/** Tasks a JS kernel needs for itself (node's ~7 threads, libuv's pool of 4), beyond what its cells start (+1 parent). */
-const JS_KERNEL_TASKS = 12;
-
-/** bwrap makes a user namespace unless it runs as root or is installed setuid root. */
-function makesUserNamespace(bwrap: string | undefined): boolean {
-  if (bwrap === undefined || process.getuid?.() === 0) return false;
-  try {
-    return (statSync(bwrap).mode & 0o4000) === 0;
-  } catch {
-    return true;
-  }
-}
-
-/**
- * `prlimit --cpu=N:N+2 --nproc=M --` for the limits node cannot set on itself, inherited by what the kernel
- * starts; `baseTasks` says what RLIMIT_NPROC already counts. No prlimit while a limit is asked for:
- * INVALID_INPUT naming the limit.
- */
-function limitPrefix(limits: JsKernelOptions["limits"], ownTasks: number, baseTasks: () => number): string[] {
-  if (!limits?.cpuSeconds && !limits?.processes) return [];
-  const prlimit = findOnPath("prlimit", process.env);
-  if (prlimit === undefined) {
-    const field = limits.cpuSeconds ? "limits.cpuSeconds" : "limits.processes";
-    throw new EvalkitError(
-      "INVALID_INPUT",
-      `${field}: JS kernels need prlimit (util-linux) on PATH for this limit`,
-      {
-        field,
-      },
-    );
-  }
-  const args = [prlimit];
-  if (limits.cpuSeconds) args.push(`--cpu=${limits.cpuSeconds}:${limits.cpuSeconds + 2}`);
-  // RLIMIT_NPROC counts threads: the kernel's own are not the cell's N.
-  if (limits.processes) args.push(`--nproc=${baseTasks() + ownTasks + limits.processes}`);
-  return [...args, "--"];
 }
