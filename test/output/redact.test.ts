@@ -2,6 +2,13 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { createRedactor, createStreamRedactor } from "../../src/output/redact.js";
 
+/** Secrets that overlap each other and themselves, for the property tests against the whole-text redactor. */
+const OVERLAPPING = [
+  { name: "A", value: "abab" },
+  { name: "B", value: "babba" },
+  { name: "C", value: "aaaaaa" },
+];
+
 const secrets = [
   { name: "API_TOKEN", value: "sk-live-12345" },
   { name: "DB_PASSWORD", value: "p4ss.w*rd(1)" },
@@ -52,18 +59,13 @@ describe("createStreamRedactor", () => {
   });
 
   it("produces the same text as the whole-text redactor for any chunking", () => {
-    const pool = [
-      { name: "A", value: "abab" },
-      { name: "B", value: "babba" },
-      { name: "C", value: "aaaaaa" },
-    ];
-    const whole = createRedactor(pool);
+    const whole = createRedactor(OVERLAPPING);
     fc.assert(
       fc.property(
         fc.string({ unit: fc.constantFrom("a", "b", "x"), maxLength: 80 }),
         fc.array(fc.nat(80)),
         (text, cuts) => {
-          const stream = createStreamRedactor(pool);
+          const stream = createStreamRedactor(OVERLAPPING);
           const points = [...new Set(cuts.map((c) => Math.min(c, text.length)))].sort((a, b) => a - b);
           let out = "";
           let prev = 0;
@@ -91,18 +93,13 @@ describe("createStreamRedactor", () => {
   });
 
   it("produces the same text as the whole-text redactor with pauses anywhere", () => {
-    const pool = [
-      { name: "A", value: "abab" },
-      { name: "B", value: "babba" },
-      { name: "C", value: "aaaaaa" },
-    ];
-    const whole = createRedactor(pool);
+    const whole = createRedactor(OVERLAPPING);
     fc.assert(
       fc.property(
         fc.string({ unit: fc.constantFrom("a", "b", "x"), maxLength: 80 }),
         fc.array(fc.tuple(fc.nat(80), fc.boolean())),
         (text, cuts) => {
-          const stream = createStreamRedactor(pool);
+          const stream = createStreamRedactor(OVERLAPPING);
           let out = "";
           let prev = 0;
           for (const [at, isPause] of [...cuts].sort((a, b) => a[0] - b[0])) {

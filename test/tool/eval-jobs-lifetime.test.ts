@@ -1,37 +1,15 @@
 // Jobs and their session: reset and eviction wait for the job, dispose ends it, quick cells need no handle.
 import { afterEach, describe, expect, it } from "vitest";
-import { EvalkitError } from "../../src/errors.js";
 import { SessionManager } from "../../src/session/session-manager.js";
-import type { EvalTool } from "../../src/tool/eval-tool.js";
 import type { EvalToolResult } from "../../src/tool/run-call.js";
 import { isProcessAlive, waitFor } from "../helpers/processes.js";
-import { cleanupTools, makeTempDir, makeTool, TEST_PYTHON } from "./tool-helpers.js";
+import { cleanupTools, collectToEnd, makeTempDir, makeTool, rejection, TEST_PYTHON } from "./tool-helpers.js";
 
 const managers: SessionManager[] = [];
 afterEach(async () => {
   await cleanupTools();
   await Promise.all(managers.splice(0).map((manager) => manager.dispose()));
 });
-
-async function rejection(promise: Promise<unknown>): Promise<EvalkitError> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof EvalkitError) return err;
-    throw err;
-  }
-  throw new Error("expected the call to be rejected");
-}
-
-async function collectToEnd(tool: EvalTool, first: EvalToolResult): Promise<EvalToolResult[]> {
-  const returns = [first];
-  let last = first;
-  while (last.details.job?.state === "running") {
-    last = await tool.execute({ job: last.details.job.id, wait: 30 });
-    returns.push(last);
-  }
-  return returns;
-}
 
 /** A job whose first output is its kernel's pid, then silence for `seconds`. */
 function pidThenSleep(seconds: number): string {

@@ -3,22 +3,10 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { CellOutput } from "../../src/contracts/outputs.js";
-import type { EvalTool } from "../../src/tool/eval-tool.js";
 import type { EvalToolResult } from "../../src/tool/run-call.js";
-import { cleanupTools, makeTempDir, makeTool } from "./tool-helpers.js";
+import { cleanupTools, collectToEnd, makeTempDir, makeTool } from "./tool-helpers.js";
 
 afterEach(cleanupTools);
-
-/** Collects a job to its end with `wait` calls; every return, the first one included. */
-async function collectToEnd(tool: EvalTool, first: EvalToolResult, wait: number): Promise<EvalToolResult[]> {
-  const returns = [first];
-  let last = first;
-  while (last.details.job?.state === "running") {
-    last = await tool.execute({ job: last.details.job.id, wait });
-    returns.push(last);
-  }
-  return returns;
-}
 
 /** Cell 0's outputs over all returns, in order. */
 function outputsOf(returns: EvalToolResult[]): CellOutput[] {

@@ -5,10 +5,8 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { afterEach, describe, expect, it } from "vitest";
 import type { CellResult } from "../../src/contracts/cell-result.js";
-import { EvalkitError } from "../../src/errors.js";
-import type { EvalTool } from "../../src/tool/eval-tool.js";
 import type { EvalToolResult } from "../../src/tool/run-call.js";
-import { cleanupTools, makeTempDir, makeTool, textOf } from "./tool-helpers.js";
+import { cleanupTools, collectToEnd, makeTempDir, makeTool, rejection, textOf } from "./tool-helpers.js";
 
 // Garbage V8 has not collected yet is not memory the job holds: collect it while sampling RSS.
 setFlagsFromString("--expose-gc");
@@ -23,17 +21,6 @@ const PRINT_EVERY_SECOND = [
   "    time.sleep(1)",
 ].join("\n");
 
-/** Collects a job to its end with `wait` calls; every return, the first one included. */
-async function collectToEnd(tool: EvalTool, first: EvalToolResult, wait = 30): Promise<EvalToolResult[]> {
-  const returns = [first];
-  let last = first;
-  while (last.details.job?.state === "running") {
-    last = await tool.execute({ job: last.details.job.id, wait });
-    returns.push(last);
-  }
-  return returns;
-}
-
 /** Cell `index`'s stream text over all returns, in order. */
 function streamOf(returns: EvalToolResult[], index: number): string {
   return returns
@@ -47,16 +34,6 @@ function textsOf(returns: EvalToolResult[], index: number): string {
     .flatMap((r) => r.details.cells.filter((c) => c.index === index))
     .map((c) => c.text)
     .join("");
-}
-
-async function rejection(promise: Promise<unknown>): Promise<EvalkitError> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof EvalkitError) return err;
-    throw err;
-  }
-  throw new Error("expected the call to be rejected");
 }
 
 describe("eval tool jobs", () => {

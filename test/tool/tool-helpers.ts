@@ -3,7 +3,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { EvalkitError } from "../../src/errors.js";
 import { createEvalTool, type EvalTool } from "../../src/tool/eval-tool.js";
+import type { EvalToolResult } from "../../src/tool/run-call.js";
 import type { EvalToolOptions } from "../../src/tool/tool-options.js";
 import { TEST_PYTHON } from "../helpers/interpreters.js";
 
@@ -39,4 +41,30 @@ export function textOf(result: { content: { type: string; text?: string }[] }): 
     .filter((block) => block.type === "text")
     .map((block) => block.text)
     .join("\n");
+}
+
+/** Collects a job to its end with `wait` calls; every return, the first one included. */
+export async function collectToEnd(
+  tool: EvalTool,
+  first: EvalToolResult,
+  wait = 30,
+): Promise<EvalToolResult[]> {
+  const returns = [first];
+  let last = first;
+  while (last.details.job?.state === "running") {
+    last = await tool.execute({ job: last.details.job.id, wait });
+    returns.push(last);
+  }
+  return returns;
+}
+
+/** The EvalkitError `promise` rejects with; fails when it resolves or rejects with something else. */
+export async function rejection(promise: Promise<unknown>): Promise<EvalkitError> {
+  try {
+    await promise;
+  } catch (err) {
+    if (err instanceof EvalkitError) return err;
+    throw err;
+  }
+  throw new Error("expected the call to be rejected");
 }
