@@ -27,6 +27,23 @@ class UsageTest(unittest.TestCase):
         del block
         self.assertGreaterEqual(grown["peakRssBytes"], 64 * 1024 * 1024)
 
+    def test_a_child_waited_for_counts_in_the_cell_that_waited_and_not_in_the_next(self):
+        spin = "t = 0\nfor i in range(3000000): t += i"
+        meter = usage.CellMeter()
+        subprocess.run([sys.executable, "-c", spin], check=True)
+        with_child = meter.finish()["cpuMs"]
+        meter = usage.CellMeter()
+        without = meter.finish()["cpuMs"]
+        self.assertGreater(with_child, 20.0)  # the child's loop, which this process did not run itself
+        self.assertLess(without, 5.0)
+
+    def test_a_child_reaped_between_cells_is_read_afresh_once_forgotten(self):
+        meter = usage.CellMeter()
+        meter.finish()
+        subprocess.run([sys.executable, "-c", "t = 0\nfor i in range(3000000): t += i"], check=True)
+        usage.forget_children_baseline()  # what main does when the reaper waited for a child after `done`
+        self.assertLess(usage.CellMeter().finish()["cpuMs"], 5.0)
+
     @unittest.skipUnless(sys.platform.startswith("linux"), "the peak resets per cell on Linux only")
     def test_the_peak_starts_again_after_a_reset(self):
         block = bytearray(96 * 1024 * 1024)

@@ -73,7 +73,7 @@ describe("chaos: the protocol channel stays private", () => {
     expect(after.outputs.at(-1)).toEqual({ type: "result", data: { "text/plain": "2" } });
   });
 
-  it("resets fd 1 and fd 2 to blocking before each cell, so a later child's big output is not cut short", async () => {
+  it("resets fd 1 and fd 2 to blocking as each cell ends, so a later child's big output is not cut short", async () => {
     const kernel = await startKernel();
     // Like `node`, a child switches its inherited stdout/stderr (the capture pipes) to non-blocking and exits.
     const leave = await kernel.execute(

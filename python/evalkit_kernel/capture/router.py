@@ -145,6 +145,12 @@ class StreamRouter(object):
     def flush(self, keep_fast=False):
         """Sends what is pending. keep_fast: the fast path's own flush of a full chunk, mid-cell (the next write
         then stays on the fast path, and each 32 KB leaves as one frame instead of a frame and a sliver)."""
+        if not self._fast and not self._pending:
+            # Nothing to send (most flushes of a short cell): no lock. Text another thread appends meanwhile
+            # was written after this call began, which is as if it came a moment later.
+            if not keep_fast and _get_ident() == self._owner:
+                self._fast_name = None
+            return
         with self._lock:
             self._drain_fast_locked()
             if not keep_fast and _get_ident() == self._owner:

@@ -227,6 +227,15 @@ class FdCapture(object):
                 pass
             finally:
                 self._poll_lock.release()
+        if is_empty:
+            # Nothing was in the pipes at the poll. A byte read out before it is counted in `taken` by the
+            # time the drain lets go of its read lock, so an unlocked pipe whose every byte taken was also
+            # consumed owes the router nothing (a read still in progress holds the lock: full check).
+            for pipe in pipes:
+                if pipe.read_lock.locked() or (pipe.alive and pipe.consumed < pipe.taken):
+                    break
+            else:
+                return
         goals = []
         for pipe in pipes:
             # Under the read lock no read is half done, so `taken` counts every byte out of the pipe.
@@ -319,6 +328,8 @@ def restore_streams():
     Without this every later print() in the session vanishes without a word. A replacement that still
     works (a file the user redirected to on purpose) is left alone.
     """
+    if sys.stdout is sys.__stdout__ and sys.stderr is sys.__stderr__:
+        return ()  # the usual case, checked on every cell
     restored = []
     for name in ("stdout", "stderr"):
         current = getattr(sys, name, None)

@@ -44,6 +44,12 @@ def _fit_bundle(frame, spill):
     bundle = frame.get("bundle")
     if bundle.__class__ is not dict:
         return
+    total = 0
+    for value in bundle.values():
+        if value.__class__ is str:
+            total += len(value)
+    if total <= TEXT_CAP:
+        return  # the usual bundle: no text to cut, and far below the binary budget
     changed = None
     binary = []
     for mime, value in bundle.items():

@@ -23,7 +23,7 @@ from ..capture.streams import FdCapture, StreamRouter, enlarge_pipe, install_str
 from .cell_context import CellContext
 from .executor import Executor
 from .interrupt_gate import InterruptGate
-from .protocol import FrameReader, FrameWriter, RequestChannel, encode_started
+from .protocol import FrameReader, FrameWriter, RequestChannel, encode_done, encode_started
 from .threads import start_daemon
 
 OPTIONAL_MODULES = ("display.publish", "magics", "prelude.api")
@@ -108,7 +108,6 @@ def _handle_execute(executor, request, requests, gate):
     cell = CellContext(str(request.get("id")), request.get("allowStdin"), request.get("nonce"))
     _apply_context(request.get("cwd"), request.get("env"))
     stdin_policy.keep_getpass_patched()
-    reset_blocking()  # a child of an earlier cell (node) may have left fd 1/2 non-blocking
     state.begin_cell(cell)
     state.writer.hold_raw(encode_started(cell.cell_id))  # out with the first frame or tick
     state.router.flush()  # output written between cells belongs to this one
@@ -146,15 +145,20 @@ def _handle_execute(executor, request, requests, gate):
             state.router.write("stderr", "evalkit: the interrupt removed this cell's sys.%s hook\n" % " and sys.".join(dropped))
         state.sync_streams()
         requests.end_cell()
-        done = {"type": "done", "id": cell.cell_id, "status": status, "executionCount": count, "cancelled": cancelled}
-        done["usage"] = meter.finish()
-        state.writer.send(cell.stamp(done))
+        used = meter.finish()
+        state.writer.send_raw(
+            encode_done(cell.cell_id, status, count, cancelled, used["cpuMs"], used["peakRssBytes"], cell.nonce)
+        )
         state.end_cell()
         usage.reset_peak()
-        # After `done`, so the host is not kept waiting: undo what the cell may have done to fd 1/2.
+        # After `done`, so the host is not kept waiting: undo what the cell may have done to fd 1/2, and
+        # clear the O_NONBLOCK a child of the cell (node) may have left on them: later children would see
+        # EAGAIN on a full pipe and lose output without a word.
         if state.fd_capture is not None:
             state.fd_capture.repair()
-        reaper.reap_adopted()
+        reset_blocking()
+        if reaper.reap_adopted():
+            usage.forget_children_baseline()
 
 
 _cell_serial = 0

@@ -55,6 +55,24 @@ def encode_started(cell_id):
     return b'{"type":"started","id":' + _encode_fast(cell_id).encode("ascii") + b"}\n"
 
 
+def encode_done(cell_id, status, execution_count, cancelled, cpu_ms, peak_rss, nonce):
+    """The `done` frame, as encode_frame gives it for the dict main builds, formatted directly (every cell sends one).
+
+    cell_id and nonce are str (nonce may be None), status "ok" or "error", execution_count an int, cpu_ms a float.
+    """
+    head = b'{"type":"done","id":%s,"status":"%s","executionCount":%d,"cancelled":%s,"usage":{"cpuMs":%s,"peakRssBytes":%d}' % (
+        _encode_fast(cell_id).encode("ascii"),
+        b"ok" if status == "ok" else b"error",
+        execution_count,
+        b"true" if cancelled else b"false",
+        repr(float(cpu_ms)).encode("ascii"),
+        peak_rss,
+    )
+    if nonce is None:
+        return head + b"}\n"
+    return head + b',"nonce":' + _encode_fast(nonce).encode("ascii") + b"}\n"
+
+
 def _encode_text(frame):
     try:
         return _encode_fast(frame)

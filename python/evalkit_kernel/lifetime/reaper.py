@@ -29,27 +29,30 @@ def install():
 
 
 def reap_adopted():
-    """Reap zombie children nobody else will wait for (cheap: one read per thread, throttled)."""
+    """Reap zombie children nobody else will wait for (cheap: one read per thread, throttled); True if it reaped."""
     global _next_reap
     if not is_subreaper:
-        return
+        return False
     now = time.monotonic()
     if now < _next_reap:
-        return
+        return False
     _next_reap = now + REAP_INTERVAL
     zombies = [pid for pid in _children() if pid not in _kept and pid != guard.guard_pid and _is_zombie(pid)]
     if not zombies:
-        return
+        return False
     owned = _owned_pids()
+    reaped = False
     for pid in zombies:
         if pid in owned:
             _kept.add(pid)
             continue
         try:
             os.waitpid(pid, os.WNOHANG)
+            reaped = True
         except OSError:
             pass
     _kept.intersection_update(_children())
+    return reaped
 
 
 def _children():
