@@ -7,7 +7,7 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from evalkit_kernel.core import big_values  # noqa: E402
-from evalkit_kernel.core.protocol import encode_frame  # noqa: E402
+from evalkit_kernel.core.frame_encoding import encode_frame  # noqa: E402
 
 
 class BigValuesTest(unittest.TestCase):

@@ -7,7 +7,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from evalkit_kernel.core import protocol  # noqa: E402
+from evalkit_kernel.core import frame_encoding  # noqa: E402
 
 IDS = ["k1-1", "", "quote \" and \\ slash", "caf\u00e9 \u2603 \U0001f600", "\ud800 lone", "\n\t\x00"]
 
@@ -17,7 +17,7 @@ def reference(cell_id, status, count, cancelled, cpu_ms, peak, nonce):
     frame["usage"] = {"cpuMs": cpu_ms, "peakRssBytes": peak}
     if nonce is not None:
         frame["nonce"] = nonce
-    return protocol.encode_frame(frame)
+    return frame_encoding.encode_frame(frame)
 
 
 class DoneFrameTest(unittest.TestCase):
@@ -33,7 +33,7 @@ class DoneFrameTest(unittest.TestCase):
                 rng.randrange(1 << 40),
                 rng.choice((None, "9f2c" + str(rng.randrange(10**9)), "n\u00e9")),
             )
-            self.assertEqual(protocol.encode_done(*args), reference(*args), args)
+            self.assertEqual(frame_encoding.encode_done(*args), reference(*args), args)
 
 
 if __name__ == "__main__":

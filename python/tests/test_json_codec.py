@@ -56,7 +56,7 @@ class JsonCodecTest(unittest.TestCase):
         self.assertEqual(json_codec.dumps({1: "a", True: "b"}), json.dumps({1: "a", True: "b"}, separators=(",", ":")))
 
     def test_one_shared_encoder_refuses_a_cyclic_value_and_the_frame_encoder_still_sends_valid_json(self):
-        from evalkit_kernel.core.protocol import encode_frame
+        from evalkit_kernel.core.frame_encoding import encode_frame
 
         cyclic = {"k": [1]}
         cyclic["k"].append(cyclic)

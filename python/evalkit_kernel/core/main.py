@@ -19,11 +19,15 @@ from . import state
 from . import stdin_policy
 from ..lifetime import usage
 from ..capture.channel_fds import move_high, reset_blocking
-from ..capture.streams import FdCapture, StreamRouter, enlarge_pipe, install_streams, restore_streams
+from ..capture.fd_capture import FdCapture, enlarge_pipe
+from ..capture.router import StreamRouter
+from ..capture.streams import install_streams, restore_streams
 from .cell_context import CellContext
 from .executor import Executor
 from .interrupt_gate import InterruptGate
-from .protocol import FrameReader, FrameWriter, RequestChannel, encode_done, encode_started
+from .frame_encoding import encode_done, encode_started
+from .protocol import FrameReader, FrameWriter
+from .request_channel import RequestChannel
 from .threads import start_daemon
 
 OPTIONAL_MODULES = ("display.publish", "magics", "prelude.api")
