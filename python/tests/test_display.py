@@ -12,6 +12,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from evalkit_kernel.display import publish as display  # noqa: E402
 from evalkit_kernel.display import formatting as display_format  # noqa: E402
+from evalkit_kernel.display import mime_values  # noqa: E402
 from evalkit_kernel.display import tables as display_tables  # noqa: E402
 from evalkit_kernel.core import hooks  # noqa: E402
 from evalkit_kernel.core import import_hooks  # noqa: E402
@@ -144,9 +145,9 @@ class FormatObjectTest(Recorder):
         self.assertEqual(data["image/svg+xml"], "<svg>\u00e9</svg>")
 
     def test_json_values_become_plain_json_data(self):
-        value = display_format.normalize_value("application/json", '{"a": [1, 2]}')
+        value = mime_values.normalize_value("application/json", '{"a": [1, 2]}')
         self.assertEqual(value, {"a": [1, 2]})
-        value = display_format.normalize_value("application/json", {1: {2, 3}, "b": b"\x00"})
+        value = mime_values.normalize_value("application/json", {1: {2, 3}, "b": b"\x00"})
         self.assertEqual(sorted(value["1"]), [2, 3])
         self.assertEqual(value["b"], "AA==")
 

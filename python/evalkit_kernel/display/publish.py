@@ -5,6 +5,7 @@ import os
 
 from . import formatting
 from . import jupyter_defaults
+from . import mime_values
 from . import mpl
 from . import objects
 from ..core import hooks
@@ -53,7 +54,7 @@ def _merge_metadata(own, extra):
 
 
 def _publish(data, metadata=None, display_id=None, update=False):
-    data, metadata = formatting.normalize_bundle(data, metadata)
+    data, metadata = mime_values.normalize_bundle(data, metadata)
     state.emit_display(data, metadata or None, display_id=display_id, update=update)
 
 
@@ -71,7 +72,7 @@ def _display_one(obj, raw, include, exclude, metadata, display_id, update):
         data, own = formatted
         if type(obj) in (dict, list) and "application/json" not in data:
             if formatting._is_wanted("application/json", include and set(include), exclude and set(exclude)):
-                data["application/json"] = formatting.to_jsonable(obj)  # the seed's rule: data stays data
+                data["application/json"] = mime_values.to_jsonable(obj)  # the seed's rule: data stays data
         formatting.note_displayed(obj)
     _publish(data, _merge_metadata(own, metadata), display_id=display_id, update=update)
 
