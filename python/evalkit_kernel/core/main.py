@@ -4,7 +4,6 @@ import builtins
 import os
 import _signal as signal  # `signal` imports enum (~2 ms of start-up) to wrap these in enums
 import sys
-import threading
 import types
 
 from .. import PROTOCOL_VERSION
@@ -13,7 +12,6 @@ from ..lifetime import fork_guard
 from ..lifetime import guard
 from . import hooks
 from ..lifetime import limits
-from ..lifetime import process_tree
 from ..lifetime import reaper
 from . import state
 from . import stdin_policy
@@ -28,6 +26,7 @@ from .interrupt_gate import InterruptGate
 from .frame_encoding import encode_done, encode_started
 from .protocol import FrameReader, FrameWriter
 from .request_channel import RequestChannel
+from .shutdown import exit_now, start_parent_watchdog
 from .threads import start_daemon
 
 OPTIONAL_MODULES = ("display.publish", "magics", "prelude.api")
@@ -75,7 +74,7 @@ def main(config=None):
     )
     gate.has_pending_input = requests.has_pending_input
     state.writer.on_host_request = requests.read_now
-    _start_parent_watchdog()
+    start_parent_watchdog()
     limits.apply_process_limit(config.get("limits"))  # last: the runner's own threads are not the cell's N
 
     state.writer.send(
@@ -97,9 +96,9 @@ def _serve(requests, gate):
     while True:
         request = requests.next_request()
         if request is None:
-            _exit_now(0, graceful=False)
+            exit_now(0, graceful=False)
         if request.get("type") == "exit":
-            _exit_now(0, graceful=True)
+            exit_now(0, graceful=True)
         gate.take()
         try:
             _handle_execute(executor, request, requests, gate)
@@ -171,7 +170,7 @@ _cell_serial = 0
 def _dispatch_frame(frame, gate):
     """Host frames other than execute/exit, from whichever thread is reading; None is EOF."""
     if frame is None:
-        _exit_now(0, graceful=False)
+        exit_now(0, graceful=False)
     kind = frame.get("type", "execute")
     if kind in ("reply", "input_reply"):
         bridge.deliver(frame)
@@ -240,53 +239,6 @@ def _load_optional_modules():
                 install()
             except Exception as exc:
                 sys.stderr.write("evalkit: %s.install() failed: %r\n" % (full, exc))
-
-
-def _exit_now(code, graceful):
-    """Leave at once: flush what we can, take every child of ours along, never wait on user threads."""
-    if graceful:
-        try:
-            import atexit
-
-            atexit._run_exitfuncs()
-        except BaseException:
-            pass
-        try:
-            state.sync_streams()
-        except BaseException:
-            pass
-    state.kill_child_groups()
-    try:
-        # Before our group goes: children in their own sessions too (as subreaper, our tree holds them all).
-        process_tree.kill_descendants(spare=guard.guard_pid, is_subreaper=reaper.is_subreaper)
-    except BaseException:
-        pass
-    if hasattr(os, "getpgrp") and os.getpgrp() == os.getpid():
-        # We lead our process group: children the cell started die with us. When the host is gone
-        # there is nobody to report to, so the whole group, runner included, is killed outright.
-        try:
-            if graceful:
-                signal.signal(signal.SIGTERM, signal.SIG_IGN)
-                os.killpg(os.getpid(), signal.SIGTERM)
-            else:
-                os.killpg(os.getpid(), signal.SIGKILL)
-        except OSError:
-            pass
-    os._exit(code)
-
-
-def _start_parent_watchdog():
-    parent = os.getppid()
-    if parent <= 1:
-        return
-
-    def watch():
-        stop = threading.Event()
-        while not stop.wait(1.0):
-            if os.getppid() != parent:
-                _exit_now(0, graceful=False)
-
-    start_daemon(watch, "evalkit-parent-watchdog")
 
 
 def _keep_fatal_errors_visible():
