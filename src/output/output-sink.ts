@@ -3,8 +3,8 @@
 import type { TruncationInfo } from "../contracts/cell-result.js";
 import { EvalkitError } from "../errors.js";
 import { pluralize } from "../text/text-lines.js";
-import { ArtifactBatch } from "./artifact-batch.js";
-import { type ArtifactStore, type ArtifactWriter, createArtifactStore } from "./artifact-store.js";
+import { ArtifactSpill } from "./artifact-spill.js";
+import type { ArtifactStore } from "./artifact-store.js";
 import { OutputWindow } from "./output-window.js";
 import { encodeRawBytes, encodeRawBytesTransient, endsWithHighSurrogate } from "./raw-bytes.js";
 import { createRedactor, createStreamRedactor, type SecretValue, type StreamRedactor } from "./redact.js";
@@ -73,17 +73,10 @@ export class OutputSink {
   private readonly viewRedact: (text: string) => string;
   private readonly sanitizer: StreamSanitizer;
   private readonly window: OutputWindow;
-  private readonly spillThreshold: number;
-  private readonly maxArtifactBytes: number;
+  private readonly spill: ArtifactSpill;
   private pendingHigh = "";
   /** Characters pushed as plain since the last chunk that was not (all of them at the start). */
   private plainRun = Number.POSITIVE_INFINITY;
-  private buffered: Buffer[] = [];
-  private bufferedBytes = 0;
-  private writer: ArtifactWriter | null = null;
-  private batch: ArtifactBatch | null = null;
-  private artifactError: string | null = null;
-  private totalBytes = 0;
   private newlines = 0;
   private isLastNewline = false;
   private result: OutputSinkResult | null = null;
@@ -96,11 +89,19 @@ export class OutputSink {
     this.options = options;
     const headBytes = options.headBytes ?? DEFAULT_HEAD_BYTES;
     const tailBytes = options.tailBytes ?? DEFAULT_TAIL_BYTES;
-    this.spillThreshold = options.spillThresholdBytes ?? headBytes + tailBytes;
     const cap = options.maxArtifactBytes ?? DEFAULT_MAX_ARTIFACT_BYTES;
-    this.maxArtifactBytes = continued?.artifactBytesLeft ?? cap;
-    if (this.maxArtifactBytes <= 0)
-      this.artifactError = `the cell's earlier returns already saved ${cap} bytes, the most one cell's output keeps`;
+    const maxBytes = continued?.artifactBytesLeft ?? cap;
+    this.spill = new ArtifactSpill(
+      {
+        store: options.store,
+        artifactDir: options.artifactDir,
+        thresholdBytes: options.spillThresholdBytes ?? headBytes + tailBytes,
+        maxBytes,
+      },
+      maxBytes <= 0
+        ? `the cell's earlier returns already saved ${cap} bytes, the most one cell's output keeps`
+        : null,
+    );
     this.redactor = continued?.redactor ?? createStreamRedactor(options.secrets ?? []);
     if (continued !== undefined) {
       this.pendingHigh = continued.pendingHigh;
@@ -108,7 +109,7 @@ export class OutputSink {
       this.plainRun = 0;
     }
     this.window = new OutputWindow(headBytes, tailBytes);
-    this.window.onFirstLoss = () => this.spill();
+    this.window.onFirstLoss = () => this.spill.open();
     // The raw text is redacted before sanitising; the view is redacted again after, because stripping escape
     // sequences or a `\r` rewrite can join the pieces of a secret (`sk-ab\x1b[0mcdef` shows as `sk-abcdef`).
     // Plain blocks skip it: they had nothing to strip, so the raw pass saw exactly this text.
@@ -126,7 +127,7 @@ export class OutputSink {
 
   /** The artifact URI once the output has been spilled, else null. */
   get artifactUri(): string | null {
-    return this.writer?.uri ?? null;
+    return this.spill.uri;
   }
 
   /**
@@ -168,7 +169,7 @@ export class OutputSink {
     const pendingHigh = this.pendingHigh;
     this.pendingHigh = "";
     const result = this.end();
-    const artifactBytesLeft = this.maxArtifactBytes - (result.artifactBytes ?? 0);
+    const artifactBytesLeft = this.spill.maxBytes - (result.artifactBytes ?? 0);
     return {
       result,
       next: new OutputSink(this.options, { redactor: this.redactor, pendingHigh, artifactBytesLeft }),
@@ -181,41 +182,32 @@ export class OutputSink {
       const lone = this.pendingHigh;
       this.pendingHigh = "";
       this.countLines(lone);
-      this.writeRaw(encodeRawBytes(lone));
+      this.spill.write(encodeRawBytes(lone));
       this.sanitizer.push(lone);
     }
     this.sanitizer.end();
     const window = this.window;
     // Before the view is composed: a failed last write must show in its reference to the artifact.
-    if (window.hasLoss) this.flushArtifact();
+    if (window.hasLoss) this.spill.flush();
     const lines = window.lines(this.omissionNotice, null);
     const omitted = window.omitted();
     if (omitted.lines === 0 && window.clampedLines > 0) lines.push(this.clampNotice());
+    const totalBytes = this.spill.totalBytes;
     const result: OutputSinkResult = {
       text: this.compose(lines, true),
-      totalBytes: this.totalBytes,
-      totalLines: this.newlines + (this.totalBytes > 0 && !this.isLastNewline ? 1 : 0),
+      totalBytes,
+      totalLines: this.newlines + (totalBytes > 0 && !this.isLastNewline ? 1 : 0),
       omittedLines: omitted.lines,
       omittedBytes: omitted.bytes,
       clampedLines: window.clampedLines,
     };
-    const writer = this.writer;
-    if (writer !== null) {
-      if (window.hasLoss && this.artifactError === null) {
-        writer.close();
-        result.truncated = {
-          artifact: writer.uri,
-          totalBytes: result.totalBytes,
-          totalLines: result.totalLines,
-        };
-        result.artifactBytes = writer.bytesWritten;
-      } else {
-        writer.discard();
-      }
+    const kept = this.spill.end(window.hasLoss);
+    if (kept !== null) {
+      result.truncated = { artifact: kept.uri, totalBytes, totalLines: result.totalLines };
+      result.artifactBytes = kept.bytesWritten;
     }
-    if (this.artifactError !== null) result.artifactError = this.artifactError;
-    this.buffered = [];
-    this.batch = null;
+    const artifactError = this.spill.error;
+    if (artifactError !== null) result.artifactError = artifactError;
     this.result = result;
     return result;
   }
@@ -231,8 +223,9 @@ export class OutputSink {
       if (text === "") return;
     }
     this.countLines(text);
-    if (isTextPlain && this.batch !== null) this.appendPlain(text);
-    else this.writeRaw(encodeRawBytesTransient(text, isTextPlain));
+    const spill = this.spill;
+    if (isTextPlain && spill.isOpen) spill.writePlain(text);
+    else spill.write(encodeRawBytesTransient(text, isTextPlain));
     this.sanitizer.push(text, isTextPlain);
   }
 
@@ -243,73 +236,11 @@ export class OutputSink {
     this.isLastNewline = text.charCodeAt(text.length - 1) === 10;
   }
 
-  private writeRaw(bytes: Buffer): void {
-    this.totalBytes += bytes.length;
-    if (this.writer === null && this.artifactError === null) {
-      this.buffered.push(Buffer.from(bytes));
-      this.bufferedBytes += bytes.length;
-      if (this.bufferedBytes > this.spillThreshold) this.spill();
-      return;
-    }
-    this.append(bytes);
-  }
-
-  /** Creates the artifact and writes what was buffered so far. */
-  private spill(): void {
-    if (this.writer !== null || this.artifactError !== null) return;
-    try {
-      const store = this.options.store ?? createArtifactStore({ dir: this.options.artifactDir });
-      this.writer = store.create();
-    } catch (err) {
-      this.artifactError = err instanceof Error ? err.message : String(err);
-      this.buffered = [];
-      return;
-    }
-    this.batch = new ArtifactBatch(this.writer, this.maxArtifactBytes);
-    const buffered = this.buffered;
-    this.buffered = [];
-    this.bufferedBytes = 0;
-    for (const bytes of buffered) this.append(bytes);
-  }
-
-  private append(bytes: Buffer): void {
-    const batch = this.batch;
-    if (batch === null || this.artifactError !== null) return;
-    batch.append(bytes);
-    if (batch.error !== null) this.artifactError = batch.error;
-  }
-
-  /** Plain ASCII text once the artifact exists: one byte per character, copied straight into the batch. */
-  private appendPlain(text: string): void {
-    this.totalBytes += text.length;
-    const batch = this.batch!;
-    if (this.artifactError !== null) return;
-    batch.appendLatin1(text);
-    if (batch.error !== null) this.artifactError = batch.error;
-  }
-
-  private flushArtifact(): void {
-    const batch = this.batch;
-    if (batch === null || this.artifactError !== null) return;
-    batch.flush();
-    if (batch.error !== null) this.artifactError = batch.error;
-  }
-
-  private artifactReference(): string {
-    if (this.artifactError !== null) return `full output could not be saved (${this.artifactError})`;
-    const writer = this.writer;
-    if (writer === null) return "full output not saved";
-    const isCapped = this.totalBytes > this.maxArtifactBytes;
-    return isCapped
-      ? `first ${this.maxArtifactBytes} bytes of the output: ${writer.uri}`
-      : `full output: ${writer.uri}`;
-  }
-
   private readonly omissionNotice = (omittedLines: number, omittedBytes: number): string =>
-    `… ${pluralize(omittedLines, "line")} / ${pluralize(omittedBytes, "byte")} omitted; ${this.artifactReference()}`;
+    `… ${pluralize(omittedLines, "line")} / ${pluralize(omittedBytes, "byte")} omitted; ${this.spill.reference()}`;
 
   private clampNotice(): string {
-    return `… ${pluralize(this.window.clampedLines, "long line")} clamped; ${this.artifactReference()}`;
+    return `… ${pluralize(this.window.clampedLines, "long line")} clamped; ${this.spill.reference()}`;
   }
 
   private compose(lines: string[], isFinal: boolean): string {

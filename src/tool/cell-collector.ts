@@ -1,13 +1,7 @@
 // Collects one cell's outputs as they arrive: the bounded, redacted model text (via OutputSink), the images,
 // and the structured outputs for `details` (redacted, stream text capped so memory stays bounded).
 import type { TruncationInfo } from "../contracts/cell-result.js";
-import type {
-  CellErrorInfo,
-  CellOutput,
-  KernelOutput,
-  MimeBundle,
-  StreamOutput,
-} from "../contracts/outputs.js";
+import type { CellOutput, KernelOutput, MimeBundle, StreamOutput } from "../contracts/outputs.js";
 import type { ArtifactStore } from "../output/artifact-store.js";
 import { DISPLAY_IMAGE_TYPES } from "../output/display-images.js";
 import {
@@ -32,7 +26,7 @@ import {
   type SecretValue,
   type StreamRedactor,
 } from "../output/redact.js";
-import { clampLine, keepEnds } from "../text/text-lines.js";
+import { boundErrorInfo, redactDeep } from "./details-redaction.js";
 import { applyFinalState } from "./final-state-view.js";
 import type { EvalOutputOptions } from "./tool-options.js";
 
@@ -104,7 +98,7 @@ export class CellCollector {
     const output = toCellOutput(raw);
     switch (output.type) {
       case "status":
-        this.retention.keep(this.redactDeep(output) as CellOutput);
+        this.retention.keep(redactDeep(output, this.redact) as CellOutput);
         return;
       case "clear_output":
         this.hasRewrites = true;
@@ -127,9 +121,10 @@ export class CellCollector {
       case "display":
       case "result": {
         if (output.update) this.hasRewrites = true;
-        const data = this.redactDeep(output.data) as MimeBundle;
+        const data = redactDeep(output.data, this.redact) as MimeBundle;
         const kept = { ...output, data };
-        if (output.metadata) kept.metadata = this.redactDeep(output.metadata) as Record<string, unknown>;
+        if (output.metadata)
+          kept.metadata = redactDeep(output.metadata, this.redact) as Record<string, unknown>;
         this.retention.keep(kept);
         this.options.onOutput?.(kept);
         const lines: string[] = [];
@@ -289,36 +284,4 @@ export class CellCollector {
       this.openStream.text += "\n… [further stream output not kept here; see the cell's text / artifact]\n";
     }
   }
-
-  private redactDeep(value: unknown, key = ""): unknown {
-    if (typeof value === "string") return key.startsWith("image/") ? value : this.redact(value);
-    if (Array.isArray(value)) return value.map((v) => this.redactDeep(v));
-    if (value !== null && typeof value === "object") {
-      const out: Record<string, unknown> = {};
-      // Keys too: `{"<token>": ...}` is as much a leak as a value.
-      for (const [k, v] of Object.entries(value)) out[this.redact(k)] = this.redactDeep(v, k);
-      return out;
-    }
-    return value;
-  }
-}
-
-/** Longest error string kept in `details` (the cell's text and artifact keep the whole traceback). */
-export const MAX_ERROR_FIELD_CHARS = 64 * 1024;
-
-/** Traceback lines kept in `details` from each end of a longer traceback (a message of 500,000 lines). */
-export const MAX_TRACEBACK_EDGE_LINES = 100;
-
-/**
- * An error for `details`: redacted, each string clamped, and a very long traceback cut to its first and last
- * lines (a 12 MB exception message must not be copied into details twice).
- */
-export function boundErrorInfo(error: CellErrorInfo, redact: (text: string) => string): CellErrorInfo {
-  const bound = (text: string) => redact(clampLine(text, MAX_ERROR_FIELD_CHARS));
-  const traceback = keepEnds(
-    error.traceback,
-    MAX_TRACEBACK_EDGE_LINES,
-    (count) => `… ${count} traceback lines left out (the cell's text and artifact have them all)`,
-  ).map(bound);
-  return { ename: bound(error.ename), evalue: bound(error.evalue), traceback };
 }

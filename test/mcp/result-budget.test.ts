@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { CellResult, EvalDetails } from "../../src/contracts/cell-result.js";
 import type { CellOutput } from "../../src/contracts/outputs.js";
 import { fitDetailsToBudget, fitImagesToBudget, fitTextToBudget } from "../../src/mcp/result-budget.js";
-import { boundErrorInfo } from "../../src/tool/cell-collector.js";
+import { boundErrorInfo } from "../../src/tool/details-redaction.js";
 
 function detailsWith(outputs: CellOutput[]): EvalDetails {
   const cell: CellResult = {

@@ -1,5 +1,5 @@
 // Where the cell rewrite moved columns, per cell file name, so stack lines point at the user's own columns.
-import { type ColumnShift, mapColumn } from "./js-rewrite.js";
+import { type ColumnShift, mapColumn } from "./source-edits.js";
 
 const MAX_REMEMBERED_CELLS = 2000;
 

@@ -1,16 +1,7 @@
 // Rewrites a JS cell so top-level declarations land on the context's global (REPL-style) and top-level await works.
-
-import { createRequire } from "node:module";
-import type { Node as AcornNode, Options as AcornOptions, Program } from "acorn";
-
-// acorn (~200 KB of parser) loads with the first JS cell, not with the package: most processes that import
-// evalkit never run one. Its CommonJS build is one file, so a synchronous require costs one read.
-const requireLazily = createRequire(import.meta.url);
-let acornParse: typeof import("acorn").parse | undefined;
-function parse(source: string, options: AcornOptions): Program {
-  acornParse ??= (requireLazily("acorn") as typeof import("acorn")).parse;
-  return acornParse(source, options);
-}
+import type { Program } from "acorn";
+import { type AnyNode, collectPatternNames, FUNCTION_TYPES, parseCell, walk } from "./js-ast.js";
+import { applyEdits, type ColumnShift, describeShifts, type Edit } from "./source-edits.js";
 
 /** A cell ready to run as a classic script in the kernel's vm context. */
 export interface RewrittenCell {
@@ -28,92 +19,8 @@ export interface RewrittenCell {
   columnShifts: ColumnShift[];
 }
 
-/** `[line (1-based), original column (0-based), inserted text length, length change]` of one edit. */
-export type ColumnShift = [number, number, number, number];
-
 /** Name of the dynamic-import helper the worker defines in the context. */
 export const IMPORT_HELPER = "__evalkit_import";
-
-// Loose view of ESTree nodes: enough to walk children without one interface per node type.
-type AnyNode = AcornNode & Record<string, unknown>;
-interface Edit {
-  start: number;
-  end: number;
-  text: string;
-}
-
-const FUNCTION_TYPES = new Set(["FunctionDeclaration", "FunctionExpression", "ArrowFunctionExpression"]);
-const BASE_OPTIONS: AcornOptions = {
-  ecmaVersion: "latest",
-  allowAwaitOutsideFunction: true,
-  allowHashBang: true,
-};
-
-function isNode(value: unknown): value is AnyNode {
-  return (
-    typeof value === "object" && value !== null && typeof (value as { type?: unknown }).type === "string"
-  );
-}
-
-function childrenOf(node: AnyNode): AnyNode[] {
-  const out: AnyNode[] = [];
-  for (const key of Object.keys(node)) {
-    if (key === "type" || key === "start" || key === "end" || key === "loc" || key === "range") continue;
-    const value = node[key];
-    if (Array.isArray(value)) {
-      for (const item of value) if (isNode(item)) out.push(item);
-    } else if (isNode(value)) out.push(value);
-  }
-  return out;
-}
-
-/** Depth-first walk; `visit` returns false to skip a node's children. */
-function walk(
-  node: AnyNode,
-  visit: (node: AnyNode, parent: AnyNode | null) => boolean,
-  parent: AnyNode | null = null,
-) {
-  if (!visit(node, parent)) return;
-  for (const child of childrenOf(node)) walk(child, visit, node);
-}
-
-/** Names bound by a declaration pattern (`a`, `{ b, c: [d] }`, `...rest`, `e = 1`). */
-export function collectPatternNames(pattern: AnyNode, into: string[] = []): string[] {
-  switch (pattern.type) {
-    case "Identifier":
-      into.push(pattern["name"] as string);
-      break;
-    case "ObjectPattern":
-      for (const prop of pattern["properties"] as AnyNode[]) {
-        collectPatternNames(prop.type === "RestElement" ? prop : (prop["value"] as AnyNode), into);
-      }
-      break;
-    case "ArrayPattern":
-      for (const element of pattern["elements"] as (AnyNode | null)[])
-        if (element) collectPatternNames(element, into);
-      break;
-    case "RestElement":
-      collectPatternNames(pattern["argument"] as AnyNode, into);
-      break;
-    case "AssignmentPattern":
-      collectPatternNames(pattern["left"] as AnyNode, into);
-      break;
-  }
-  return into;
-}
-
-function parseCell(source: string): Program | null {
-  try {
-    return parse(source, { ...BASE_OPTIONS, sourceType: "script" });
-  } catch {
-    // Static `import x from "y"` only parses as a module; the cell still runs as a script after rewriting.
-    try {
-      return parse(source, { ...BASE_OPTIONS, sourceType: "module" });
-    } catch {
-      return null;
-    }
-  }
-}
 
 function hasTopLevelAwait(program: Program): boolean {
   let found = false;
@@ -124,54 +31,6 @@ function hasTopLevelAwait(program: Program): boolean {
     return !found;
   });
   return found;
-}
-
-function sortEdits(edits: Edit[]): Edit[] {
-  return [...edits].sort((a, b) => a.start - b.start || a.end - b.end);
-}
-
-function describeShifts(source: string, edits: Edit[]): ColumnShift[] {
-  const shifts: ColumnShift[] = [];
-  let line = 1;
-  let lineStart = 0;
-  let scanned = 0;
-  for (const edit of sortEdits(edits)) {
-    for (; scanned < edit.start; scanned++) {
-      if (source.charCodeAt(scanned) === 10) {
-        line++;
-        lineStart = scanned + 1;
-      }
-    }
-    const delta = edit.text.length - (edit.end - edit.start);
-    if (delta !== 0 && !edit.text.includes("\n"))
-      shifts.push([line, edit.start - lineStart, edit.text.length, delta]);
-  }
-  return shifts;
-}
-
-/** Maps a 1-based column of the rewritten code back to the user's column on the same line. */
-export function mapColumn(shifts: ColumnShift[], line: number, column: number): number {
-  const generated = column - 1;
-  let running = 0;
-  for (const [shiftLine, original, inserted, delta] of shifts) {
-    if (shiftLine !== line) continue;
-    const start = original + running;
-    if (generated < start) break;
-    if (generated < start + inserted) return original + 1;
-    running += delta;
-  }
-  return generated - running + 1;
-}
-
-function applyEdits(source: string, edits: Edit[]): string {
-  const sorted = sortEdits(edits);
-  let out = "";
-  let cursor = 0;
-  for (const edit of sorted) {
-    out += source.slice(cursor, edit.start) + edit.text;
-    cursor = Math.max(cursor, edit.end);
-  }
-  return out + source.slice(cursor);
 }
 
 /** Keeps later lines where they were when a multi-line span is replaced by one line. */

@@ -1,6 +1,7 @@
 import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
-import { mapColumn, rewriteJsCell } from "../../../src/kernel/js/js-rewrite.js";
+import { rewriteJsCell } from "../../../src/kernel/js/js-rewrite.js";
+import { mapColumn } from "../../../src/kernel/js/source-edits.js";
 
 describe("rewriteJsCell", () => {
   it("turns top-level let and const into var declarations so a later cell may declare them again", () => {

@@ -1,0 +1,38 @@
+// What outputs look like in `details`: every string redacted (object keys too), and errors bounded so one huge
+// exception is not copied into details whole.
+import type { CellErrorInfo } from "../contracts/outputs.js";
+import type { Redactor } from "../output/redact.js";
+import { clampLine, keepEnds } from "../text/text-lines.js";
+
+/** Longest error string kept in `details` (the cell's text and artifact keep the whole traceback). */
+export const MAX_ERROR_FIELD_CHARS = 64 * 1024;
+
+/** Traceback lines kept in `details` from each end of a longer traceback (a message of 500,000 lines). */
+export const MAX_TRACEBACK_EDGE_LINES = 100;
+
+/** A redacted copy of a JSON-like value; strings under an `image/*` key are base64 payloads and stay as they are. */
+export function redactDeep(value: unknown, redact: Redactor, key = ""): unknown {
+  if (typeof value === "string") return key.startsWith("image/") ? value : redact(value);
+  if (Array.isArray(value)) return value.map((v) => redactDeep(v, redact));
+  if (value !== null && typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    // Keys too: `{"<token>": ...}` is as much a leak as a value.
+    for (const [k, v] of Object.entries(value)) out[redact(k)] = redactDeep(v, redact, k);
+    return out;
+  }
+  return value;
+}
+
+/**
+ * An error for `details`: redacted, each string clamped, and a very long traceback cut to its first and last
+ * lines (a 12 MB exception message must not be copied into details twice).
+ */
+export function boundErrorInfo(error: CellErrorInfo, redact: Redactor): CellErrorInfo {
+  const bound = (text: string) => redact(clampLine(text, MAX_ERROR_FIELD_CHARS));
+  const traceback = keepEnds(
+    error.traceback,
+    MAX_TRACEBACK_EDGE_LINES,
+    (count) => `… ${count} traceback lines left out (the cell's text and artifact have them all)`,
+  ).map(bound);
+  return { ename: bound(error.ename), evalue: bound(error.evalue), traceback };
+}
