@@ -5,6 +5,11 @@ import { lazySchema, PARSE_ONCE } from "../../contracts/lazy-schema.js";
 import { EvalkitError } from "../../errors.js";
 import type { ResolvedSandbox, ResourceLimits } from "../../runtime/sandbox-types.js";
 
+/** {@link JsKernelOptions.interruptGraceMs} when none is given. */
+export const JS_INTERRUPT_GRACE_MS = 500;
+/** {@link JsKernelOptions.startTimeoutMs} when none is given. */
+export const JS_START_TIMEOUT_MS = 10_000;
+
 /** Options for {@link JsKernel}. */
 export interface JsKernelOptions {
   /** Working directory of the kernel process: `require`, `import()`, `read()`/`write()` resolve against it. */

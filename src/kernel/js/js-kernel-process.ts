@@ -1,4 +1,5 @@
-// One JS kernel process: spawn in its own group, frames on fd 3, capture pipes on fd 1/2, memory watch, exit.
+// One JS kernel process: spawn in its own group, the ready handshake, frames on fd 3, capture pipes on fd 1/2,
+// memory watch, exit.
 import { type ChildProcess, spawn } from "node:child_process";
 import type { Socket } from "node:net";
 import { STATUS_MIME } from "../../contracts/outputs.js";
@@ -11,7 +12,9 @@ import { watchMemory } from "../memory-watch.js";
 import { signalGroup } from "../process-group.js";
 import { hostPidInSandbox, KERNEL_TAG_NAME } from "../process-tree.js";
 import { unwrapSandboxExit } from "../sandbox-exit.js";
+import { withStartDeadline } from "../start-deadline.js";
 import { buildJsKernelCommand } from "./js-command.js";
+import { describeJsStartFailure } from "./js-exit.js";
 import { type ChannelItem, OrderedChannels } from "./ordered-channels.js";
 
 const STDERR_TAIL_CHARS = 8192;
@@ -112,6 +115,20 @@ export class JsKernelProcess {
 
   get hasExited(): boolean {
     return this.exited;
+  }
+
+  /** Waits for `ready`; a kernel without it in `timeoutMs` is stopped, and the error says why it did not start. */
+  async handshake(timeoutMs: number): Promise<JsReadyInfo> {
+    try {
+      return await withStartDeadline(
+        this.ready,
+        timeoutMs,
+        () => new Error(`no ready frame within ${timeoutMs} ms`),
+      );
+    } catch (err) {
+      await this.stop(false);
+      throw describeJsStartFailure(err, this.stderrTail);
+    }
   }
 
   send(frame: Record<string, unknown>): void {

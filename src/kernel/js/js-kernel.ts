@@ -1,41 +1,33 @@
 // One retained JavaScript kernel: a child `node` process (js-kernel-process.ts) that keeps one vm context.
-import { statSync } from "node:fs";
 import path from "node:path";
 import type { KernelOutput } from "../../contracts/outputs.js";
 import { EvalkitError } from "../../errors.js";
-import { outputSize } from "../../output/display-budget.js";
+import { isDirectory } from "../../runtime/find-executable.js";
+import { CellQueue } from "../cell-queue.js";
 import { CellRecord } from "../cell-record.js";
 import { answerHostCall } from "../host-calls.js";
 import type { ExecuteOptions, ExecuteOutcome, Kernel, KernelExit } from "../kernel.js";
 import { decodeRunnerFrame, outputOfDisplayFrame } from "../runner-frames.js";
 import { CellColumnMap } from "./cell-columns.js";
-import { type JsKernelOptions, memoryLimits, validateOptions } from "./js-kernel-options.js";
+import { type Completion, JsCompletions } from "./js-completions.js";
+import { describeJsDeath } from "./js-exit.js";
+import {
+  JS_INTERRUPT_GRACE_MS,
+  JS_START_TIMEOUT_MS,
+  type JsKernelOptions,
+  validateOptions,
+} from "./js-kernel-options.js";
 import { JsKernelProcess } from "./js-kernel-process.js";
 import { buildJsLaunch } from "./js-launch.js";
 import { rewriteJsCell } from "./js-rewrite.js";
+import { JsRunningCell } from "./js-running-cell.js";
 import type { ChannelItem } from "./ordered-channels.js";
-import { subreaperPrefix } from "./subreaper-parent.js";
+import { StrayOutput } from "./stray-output.js";
 
+export type { Completion } from "./js-completions.js";
 export type { JsKernelOptions } from "./js-kernel-options.js";
 
-/** Output produced between cells (timers, late rejections) waits for the next cell up to this many characters. */
-const STRAY_LIMIT_CHARS = 256 * 1024;
 let kernelSerial = 0;
-
-/** Tab completion: replace `code.slice(start, cursor)` with one of `matches`. */
-export interface Completion {
-  start: number;
-  matches: string[];
-}
-
-interface RunningCell {
-  record: CellRecord;
-  executionCount: number | null;
-  calls: AbortController;
-  escalation?: NodeJS.Timeout;
-  resolve: (outcome: ExecuteOutcome) => void;
-  reject: (err: Error) => void;
-}
 
 /** A retained JavaScript kernel (docs/javascript.md). A dead process is replaced by a fresh one on the next `execute`. */
 export class JsKernel implements Kernel {
@@ -44,19 +36,16 @@ export class JsKernel implements Kernel {
   private readonly name = `js${++kernelSerial}`;
   private proc: JsKernelProcess | undefined;
   private starting: Promise<void> | undefined;
-  private running: RunningCell | undefined;
-  private queue: Promise<unknown> = Promise.resolve();
-  private stray: KernelOutput[] = [];
-  private strayChars = 0;
-  private strayDropped = 0;
+  private running: JsRunningCell | undefined;
+  private readonly cells = new CellQueue();
+  private readonly stray = new StrayOutput();
   private executionCount = 0;
   private cellSerial = 0;
   private isClosed = false;
   private exitListeners = new Set<(exit: KernelExit) => void>();
   private lastExit: KernelExit | undefined;
   private readonly columns = new CellColumnMap();
-  private readonly completers = new Map<string, (reply: Completion) => void>();
-  private completeSerial = 0;
+  private readonly completions = new JsCompletions(this.name);
 
   constructor(options: JsKernelOptions = {}) {
     this.options = validateOptions(options);
@@ -93,9 +82,7 @@ export class JsKernel implements Kernel {
     if (typeof code !== "string") {
       return Promise.reject(new EvalkitError("INVALID_INPUT", "code must be a string", { field: "code" }));
     }
-    const run = this.queue.then(() => this.runCell(code, options));
-    this.queue = run.catch(() => undefined);
-    return run;
+    return this.cells.add(() => this.runCell(code, options));
   }
 
   /** Interrupt the running cell: its await chain, its timers, a synchronous loop at its top; kill after the grace. */
@@ -108,7 +95,7 @@ export class JsKernel implements Kernel {
     proc.signalInterrupt();
     cell.escalation ??= setTimeout(() => {
       if (this.running === cell) void proc.stop(false);
-    }, this.options.interruptGraceMs ?? 500);
+    }, this.options.interruptGraceMs ?? JS_INTERRUPT_GRACE_MS);
   }
 
   /**
@@ -117,23 +104,8 @@ export class JsKernel implements Kernel {
    */
   complete(code: string, cursor = code.length, timeoutMs = 2000): Promise<Completion> {
     const proc = this.proc;
-    const none = { start: cursor, matches: [] };
-    if (!this.isAlive || !proc) return Promise.resolve(none);
-    const id = `${this.name}-t${++this.completeSerial}`;
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => settle(none), timeoutMs);
-      timer.unref();
-      const settle = (reply: Completion) => {
-        clearTimeout(timer);
-        this.completers.delete(id);
-        if (this.running === undefined && this.completers.size === 0) proc.setRef(false);
-        resolve(reply);
-      };
-      this.completers.set(id, settle);
-      // An idle kernel does not keep the host alive; a pending answer must, or a script's `await` ends with it.
-      proc.setRef(true);
-      proc.send({ type: "complete", id, code, cursor });
-    });
+    if (!this.isAlive || !proc) return Promise.resolve({ start: cursor, matches: [] });
+    return this.completions.request(proc, code, cursor, timeoutMs, () => this.running === undefined);
   }
 
   /** A fresh context: end the process (all state goes) and start a new one. */
@@ -167,44 +139,15 @@ export class JsKernel implements Kernel {
   }
 
   private async spawn(): Promise<void> {
-    const { maxHeapMb, memoryMb } = memoryLimits(this.options);
-    const { launcher, python } = await buildJsLaunch(this.options, this.cwd);
+    const launch = await buildJsLaunch(this.options, this.cwd);
     const proc: JsKernelProcess = new JsKernelProcess({
-      node: this.options.node ?? process.execPath,
+      ...launch,
       cwd: this.cwd,
-      env: this.options.env ?? (process.env as Record<string, string>),
-      maxHeapMb,
-      memoryMb,
-      ...(launcher?.length ? { launcher } : {}),
-      ...(python !== null ? { parent: subreaperPrefix(python) } : {}),
-      ...(this.options.sandbox ? { sandboxed: true } : {}),
-      ...(!this.options.sandbox && this.options.launcher?.length ? { isRemote: true } : {}),
-      ...(this.options.limits?.cpuSeconds ? { cpuSeconds: this.options.limits.cpuSeconds } : {}),
       onItem: (item) => this.onItem(item),
       onExit: (exit) => this.onProcessExit(proc, exit),
     });
     this.proc = proc;
-    const timeoutMs = this.options.startTimeoutMs ?? 10_000;
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      await Promise.race([
-        proc.ready,
-        new Promise((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`no ready frame within ${timeoutMs} ms`)), timeoutMs);
-        }),
-      ]);
-    } catch (err) {
-      await proc.stop(false);
-      const detail = proc.stderr.trim();
-      throw new EvalkitError(
-        "KERNEL_START_FAILED",
-        `the JS kernel did not start: ${(err as Error).message}${detail ? `\n${detail}` : ""}`,
-        { stderrTail: proc.stderr },
-        err,
-      );
-    } finally {
-      clearTimeout(timer);
-    }
+    await proc.handshake(this.options.startTimeoutMs ?? JS_START_TIMEOUT_MS);
     proc.setRef(false);
   }
 
@@ -229,50 +172,13 @@ export class JsKernel implements Kernel {
     this.columns.remember(filename, rewritten.columnShifts);
     return new Promise<ExecuteOutcome>((resolve, reject) => {
       const record = new CellRecord(id, options, this.options.retainStreamBytes);
-      const cell: RunningCell = { record, executionCount, calls: new AbortController(), resolve, reject };
       const onAbort = () => this.interrupt();
-      const finish = () => {
-        clearTimeout(cell.escalation);
-        options.signal?.removeEventListener("abort", onAbort);
-        cell.calls.abort(new EvalkitError("ABORTED", "the cell ended"));
-        proc.setRef(false);
-      };
-      cell.resolve = (outcome) => {
-        finish();
-        resolve(outcome);
-      };
-      cell.reject = (err) => {
-        finish();
-        reject(err);
-      };
+      const cell = new JsRunningCell(record, executionCount, proc, onAbort, resolve, reject);
       this.running = cell;
-      if (this.strayDropped > 0) {
-        // Before what was kept: a flood between cells is capped, never silent.
-        const dropped = this.strayDropped.toLocaleString("en-US");
-        const limit = STRAY_LIMIT_CHARS.toLocaleString("en-US");
-        this.addOutput(cell, {
-          type: "stream",
-          name: "stderr",
-          text: `evalkit: ${dropped} characters of output produced between cells were dropped; the first ${limit} are kept below\n`,
-        });
-      }
-      for (const output of this.stray.splice(0)) this.addOutput(cell, output);
-      this.strayChars = 0;
-      this.strayDropped = 0;
+      this.stray.moveInto(record);
       proc.setRef(true);
-      proc.send({
-        type: "execute",
-        id,
-        code: rewritten.code,
-        isAsync: rewritten.isAsync,
-        hasResult: rewritten.hasResult,
-        lineOffset: rewritten.lineOffset,
-        filename,
-        executionCount,
-        ...(options.silent ? { silent: true } : {}),
-        ...(options.cwd !== undefined ? { cwd: path.resolve(this.cwd, options.cwd) } : {}),
-        ...(options.env ? { env: options.env } : {}),
-      });
+      const cwd = options.cwd === undefined ? undefined : path.resolve(this.cwd, options.cwd);
+      proc.send(cell.executeFrame(rewritten, filename, cwd));
       // The signal may have fired while the kernel was starting: the cell still gets its chance to be cancelled.
       if (options.signal?.aborted) onAbort();
       else options.signal?.addEventListener("abort", onAbort, { once: true });
@@ -281,13 +187,7 @@ export class JsKernel implements Kernel {
 
   private checkCwd(dir: string): void {
     const target = path.resolve(this.cwd, dir);
-    let isDirectory = false;
-    try {
-      isDirectory = statSync(target).isDirectory();
-    } catch {
-      isDirectory = false;
-    }
-    if (!isDirectory)
+    if (!isDirectory(target))
       throw new EvalkitError("CWD_INVALID", `not a directory: ${target}`, { field: "cwd", cwd: target });
   }
 
@@ -319,14 +219,13 @@ export class JsKernel implements Kernel {
         void this.answerCall(frame.callId, frame.method, frame.params);
         return;
       case "complete_reply":
-        this.completers.get(frame.id)?.({ start: frame.start, matches: frame.matches });
+        this.completions.answer(frame.id, { start: frame.start, matches: frame.matches });
         return;
       case "done": {
         const cell = this.running;
         if (!cell || cell.record.id !== frame.id) return;
         this.running = undefined;
-        const outcome = cell.record.outcome(frame.status, frame.cancelled, cell.executionCount);
-        cell.resolve(frame.usage ? { ...outcome, usage: frame.usage } : outcome);
+        cell.resolve(cell.record.outcome(frame.status, frame.cancelled, cell.executionCount, frame.usage));
         return;
       }
     }
@@ -334,23 +233,8 @@ export class JsKernel implements Kernel {
 
   private routeOutput(output: KernelOutput): void {
     const cell = this.running;
-    if (cell) {
-      this.addOutput(cell, output);
-      return;
-    }
-    // Nobody is listening between cells: keep a bounded amount for the next cell, like Python's pending output.
-    // Displays count by their data, so a timer that displays large images between cells is bounded too.
-    const size = output.type === "stream" ? output.text.length : Math.max(1024, outputSize(output));
-    if (this.strayChars + size > STRAY_LIMIT_CHARS) {
-      this.strayDropped += size;
-      return;
-    }
-    this.strayChars += size;
-    this.stray.push(output);
-  }
-
-  private addOutput(cell: RunningCell, output: KernelOutput): void {
-    cell.record.add(output);
+    if (cell) cell.record.add(output);
+    else this.stray.keep(output);
   }
 
   private async answerCall(callId: string, method: string, params: Record<string, unknown>): Promise<void> {
@@ -369,7 +253,7 @@ export class JsKernel implements Kernel {
     if (this.proc !== proc) return;
     this.starting = undefined;
     this.lastExit = exit;
-    for (const settle of [...this.completers.values()]) settle({ start: 0, matches: [] });
+    this.completions.answerAll();
     const cell = this.running;
     this.running = undefined;
     if (cell) cell.reject(this.deathError(exit));
@@ -379,19 +263,6 @@ export class JsKernel implements Kernel {
   private deathError(exit: KernelExit): EvalkitError {
     if (this.isClosed)
       return new EvalkitError("KERNEL_CLOSED", "the JS kernel was shut down while the cell ran");
-    const details = {
-      killed: exit.requested,
-      stateLost: true,
-      exitCode: exit.exitCode,
-      signal: exit.signal,
-      stderrTail: exit.stderrTail,
-      ...(exit.cause ? { cause: exit.cause, outOfMemory: exit.outOfMemory === true } : {}),
-      exit,
-    };
-    const how = exit.cause ?? (exit.signal ? `signal ${exit.signal}` : `exit code ${exit.exitCode}`);
-    const message = exit.requested
-      ? `the cell did not stop within ${this.options.interruptGraceMs ?? 500} ms of the interrupt; JS kernel killed, state lost`
-      : `the JS kernel ended (${how}) while the cell ran; state lost`;
-    return new EvalkitError("KERNEL_DIED", message, details);
+    return describeJsDeath(exit, this.options.interruptGraceMs ?? JS_INTERRUPT_GRACE_MS);
   }
 }

@@ -1,5 +1,5 @@
-// How a JS kernel's node is launched: the sandbox or launcher prefix, the resource limits (prlimit) and the
-// subreaper parent, composed in the order each needs.
+// How a JS kernel's node is launched: the sandbox or launcher prefix, the resource limits (prlimit and the
+// heap) and the subreaper parent, composed in the order each needs.
 import { statSync } from "node:fs";
 import path from "node:path";
 import { EvalkitError } from "../../errors.js";
@@ -10,17 +10,35 @@ import { requireSandboxFeatures } from "../../runtime/sandbox-probe.js";
 import type { ResolvedSandbox } from "../../runtime/sandbox-types.js";
 import { countOwnProcesses } from "../process-tree.js";
 import { JS_RUNNER_MAIN } from "./js-command.js";
-import type { JsKernelOptions } from "./js-kernel-options.js";
-import { subreaperPython } from "./subreaper-parent.js";
+import { type JsKernelOptions, memoryLimits } from "./js-kernel-options.js";
+import type { JsProcessConfig } from "./js-kernel-process.js";
+import { subreaperPrefix, subreaperPython } from "./subreaper-parent.js";
 
-/** The prefix before node, and the Python that runs the subreaper parent (null: none). */
-export interface JsLaunch {
-  launcher: string[];
-  python: string | null;
-}
+/** The kernel process's configuration, less its working directory and event handlers. */
+export type JsLaunch = Omit<JsProcessConfig, "cwd" | "onItem" | "onExit">;
 
 /** Works out how to launch node for a kernel with `options` in `cwd`. */
 export async function buildJsLaunch(options: JsKernelOptions, cwd: string): Promise<JsLaunch> {
+  const { maxHeapMb, memoryMb } = memoryLimits(options);
+  const { launcher, python } = await buildPrefix(options, cwd);
+  return {
+    node: options.node ?? process.execPath,
+    env: options.env ?? (process.env as Record<string, string>),
+    maxHeapMb,
+    memoryMb,
+    ...(launcher?.length ? { launcher } : {}),
+    ...(python !== null ? { parent: subreaperPrefix(python) } : {}),
+    ...(options.sandbox ? { sandboxed: true } : {}),
+    ...(!options.sandbox && options.launcher?.length ? { isRemote: true } : {}),
+    ...(options.limits?.cpuSeconds ? { cpuSeconds: options.limits.cpuSeconds } : {}),
+  };
+}
+
+/** The prefix before node, and the Python that runs the subreaper parent (null: none). */
+async function buildPrefix(
+  options: JsKernelOptions,
+  cwd: string,
+): Promise<{ launcher: string[]; python: string | null }> {
   const wrapped = options.sandbox ? await sandboxPrefix(options, cwd) : options.launcher;
   // In a sandbox the limits go inside (`bwrap … -- prlimit … -- node`): bwrap run by an ordinary user makes a
   // user namespace, where the OS counts only that namespace's tasks against RLIMIT_NPROC.

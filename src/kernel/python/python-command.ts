@@ -1,10 +1,11 @@
 // How a Python kernel is started: the spawn command (launcher or sandbox prefix), its environment additions and
-// the configuration the runner reads from its bundle. Pure: no process is started here.
+// the configuration the runner reads from its bundle. No process is started here.
 import { join } from "node:path";
 import { resolveEvalkitHome } from "../../runtime/evalkit-home.js";
 import { buildSandboxArgv } from "../../runtime/sandbox-argv.js";
 import type { SandboxFeatures } from "../../runtime/sandbox-probe.js";
 import type { ResolvedSandbox } from "../../runtime/sandbox-types.js";
+import { countOwnProcesses } from "../process-tree.js";
 import { quoteForShell, shouldShellQuote } from "../shell-quote.js";
 import type { PythonKernelOptions } from "./python-kernel-options.js";
 import { loadBootstrap } from "./runner-bundle.js";
@@ -22,6 +23,24 @@ export type PythonStartOptions = Pick<
   | "sandbox"
   | "limits"
 >;
+
+/** What starting one Python kernel takes: the command, the child's environment, the runner's configuration. */
+export interface PythonLaunch {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  runnerConfig: Record<string, unknown>;
+}
+
+/** The launch of a kernel with `options` (`bwrap`: the probed sandbox, when it runs in one), worked out now. */
+export function buildPythonLaunch(options: PythonStartOptions, bwrap?: SandboxFeatures): PythonLaunch {
+  const { command, args } = buildPythonCommand(options, bwrap);
+  const { env, added } = withMallocTuning(options.env ?? (process.env as Record<string, string>));
+  // The host's tasks, counted before the sandbox exists (inside, the runner counts its own), plus bwrap itself.
+  const processesBase =
+    options.sandbox && options.limits?.processes !== undefined ? countOwnProcesses() + 1 : undefined;
+  return { command, args, env, runnerConfig: buildRunnerConfig(options, added, processesBase) };
+}
 
 /**
  * glibc malloc tuning for the runner, unless the environment sets its own: big frames (a base64 image) are

@@ -1,5 +1,11 @@
-// PythonKernel's constructor options and what the runner reports about itself at start-up.
+// PythonKernel's constructor options, their defaults, and what the runner reports about itself at start-up.
 import type { ResolvedSandbox, ResourceLimits } from "../../runtime/sandbox-types.js";
+import type { ReadyFrame } from "../runner-frames.js";
+
+/** {@link PythonKernelOptions.startTimeoutMs} when none is given. */
+export const PYTHON_START_TIMEOUT_MS = 15_000;
+/** {@link PythonKernelOptions.interruptGraceMs} when none is given. */
+export const PYTHON_INTERRUPT_GRACE_MS = 5000;
 
 /** Options for {@link PythonKernel}. */
 export interface PythonKernelOptions {
@@ -44,4 +50,16 @@ export interface PythonKernelInfo {
   executable: string;
   protocol: number;
   cwd: string;
+}
+
+/** The info of the runner's `ready` frame. */
+export function kernelInfoOf(frame: ReadyFrame): PythonKernelInfo {
+  return {
+    pid: frame.pid,
+    pythonVersion: frame.python,
+    implementation: frame.implementation,
+    executable: frame.executable,
+    protocol: frame.protocol,
+    cwd: frame.cwd,
+  };
 }

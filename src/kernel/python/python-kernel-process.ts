@@ -16,6 +16,7 @@ import {
   type RunnerFrame,
 } from "../runner-frames.js";
 import { unwrapSandboxExit } from "../sandbox-exit.js";
+import { withStartDeadline } from "../start-deadline.js";
 import {
   describeLimitDeath,
   describeLostConnection,
@@ -113,19 +114,14 @@ export class PythonKernelProcess {
       });
     });
     this.child.stdin?.write(bundle);
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        const message = `python did not answer within ${timeoutMs} ms${this.stderrSummary()}`;
-        reject(new EvalkitError("KERNEL_START_FAILED", message, { stderrTail: this.stderrTail, command }));
-      }, timeoutMs);
-    });
     try {
-      const frame = await Promise.race([ready, deadline]);
+      const frame = await withStartDeadline(ready, timeoutMs, () => {
+        const message = `python did not answer within ${timeoutMs} ms${this.stderrSummary()}`;
+        return new EvalkitError("KERNEL_START_FAILED", message, { stderrTail: this.stderrTail, command });
+      });
       this.isReady = true;
       return frame;
     } finally {
-      clearTimeout(timer);
       this.onReady = undefined;
     }
   }

@@ -1,35 +1,25 @@
 // One retained Python interpreter: spawn through the bootstrap, handshake, execute cells, interrupt, kill ladder.
 
-import type { KernelOutput } from "../../contracts/outputs.js";
 import { EvalkitError } from "../../errors.js";
 import { requireSandboxFeatures } from "../../runtime/sandbox-probe.js";
-import { createRandomToken } from "../../text/random-tokens.js";
-import { CellRecord } from "../cell-record.js";
-import { answerHostCall } from "../host-calls.js";
+import { CellQueue } from "../cell-queue.js";
 import type { ExecuteOptions, ExecuteOutcome, Kernel, KernelExit } from "../kernel.js";
 import { signalGroup } from "../process-group.js";
-import { countOwnProcesses } from "../process-tree.js";
-import { outputOfDisplayFrame } from "../runner-frames.js";
-import { buildPythonCommand, buildRunnerConfig, withMallocTuning } from "./python-command.js";
-import type { PythonKernelInfo, PythonKernelOptions } from "./python-kernel-options.js";
+import { ReplyWaiters } from "../reply-waiters.js";
+import { buildPythonLaunch } from "./python-command.js";
+import {
+  kernelInfoOf,
+  PYTHON_INTERRUPT_GRACE_MS,
+  PYTHON_START_TIMEOUT_MS,
+  type PythonKernelInfo,
+  type PythonKernelOptions,
+} from "./python-kernel-options.js";
 import { type CellFrame, PythonKernelProcess } from "./python-kernel-process.js";
+import { PythonRunningCell } from "./python-running-cell.js";
 import { buildRunnerBundle } from "./runner-bundle.js";
 
-interface RunningCell {
-  /** Its outputs, kept and passed on (cell-record.ts). */
-  record: CellRecord;
-  /** Secret sent with the execute request; result/error/done frames without it were forged by the cell. */
-  nonce: string;
-  /** The runner has begun the cell (any frame of it arrived). */
-  isStarted: boolean;
-  /** Bridge calls in flight (made on the first one). */
-  calls: Map<string, AbortController> | undefined;
-  /** Settle through {@link PythonKernel.settle}, which ends the cell's calls and its abort listener first. */
-  resolve: (outcome: ExecuteOutcome) => void;
-  reject: (err: Error) => void;
-  /** Undoes what the cell's abort signal set up (only a cell with a signal has one). */
-  detachSignal: (() => void) | undefined;
-}
+type IsCompleteReply = { status: "complete" | "incomplete" | "invalid"; indent: string };
+type CompleteReply = { start: number; matches: string[] };
 
 let kernelSerial = 0;
 
@@ -40,11 +30,11 @@ export class PythonKernel implements Kernel {
   private process: PythonKernelProcess | undefined;
   private readonly options: PythonKernelOptions;
   private readonly trace: boolean;
-  private running: RunningCell | undefined;
-  private queue: Promise<unknown> = Promise.resolve();
+  private running: PythonRunningCell | undefined;
+  private readonly cells = new CellQueue();
   private exitListeners = new Set<(exit: KernelExit) => void>();
-  private completions = new Map<string, (reply: { status: string; indent: string }) => void>();
-  private completers = new Map<string, (reply: { start: number; matches: string[] }) => void>();
+  private readonly completions = new ReplyWaiters<IsCompleteReply>();
+  private readonly completers = new ReplyWaiters<CompleteReply>();
   private cellSerial = 0;
   private readonly name = `k${++kernelSerial}`;
 
@@ -71,13 +61,7 @@ export class PythonKernel implements Kernel {
       });
     }
     const bwrap = this.options.sandbox ? await requireSandboxFeatures() : undefined;
-    const { command, args } = buildPythonCommand(this.options, bwrap);
-    const { env, added } = withMallocTuning(this.options.env ?? (process.env as Record<string, string>));
-    // The host's tasks, counted before the sandbox exists (inside, the runner counts its own), plus bwrap itself.
-    const processesBase =
-      this.options.sandbox && this.options.limits?.processes !== undefined
-        ? countOwnProcesses() + 1
-        : undefined;
+    const { command, args, env, runnerConfig } = buildPythonLaunch(this.options, bwrap);
     const proc = new PythonKernelProcess(
       this.options,
       { command, args, env },
@@ -89,17 +73,12 @@ export class PythonKernel implements Kernel {
       this.trace,
     );
     this.process = proc;
-    const bundle = buildRunnerBundle(buildRunnerConfig(this.options, added, processesBase));
+    // Built while the interpreter starts up.
+    const bundle = buildRunnerBundle(runnerConfig);
     try {
-      const frame = await proc.handshake(bundle, this.options.startTimeoutMs ?? 15_000);
-      this.info = {
-        pid: frame.pid,
-        pythonVersion: frame.python,
-        implementation: frame.implementation,
-        executable: frame.executable,
-        protocol: frame.protocol,
-        cwd: frame.cwd,
-      };
+      this.info = kernelInfoOf(
+        await proc.handshake(bundle, this.options.startTimeoutMs ?? PYTHON_START_TIMEOUT_MS),
+      );
     } catch (err) {
       await this.shutdown();
       throw err;
@@ -108,27 +87,18 @@ export class PythonKernel implements Kernel {
 
   /** Run one cell. Cells queue: a second call waits for the first. */
   execute(code: string, options: ExecuteOptions = {}): Promise<ExecuteOutcome> {
-    const run = this.queue.then(() => this.runCell(code, options));
-    this.queue = run.catch(() => undefined);
-    return run;
+    return this.cells.add(() => this.runCell(code, options));
   }
 
   private runCell(code: string, options: ExecuteOptions): Promise<ExecuteOutcome> {
-    if (!this.isAlive) {
+    const proc = this.process;
+    if (proc?.isAlive !== true) {
       // `started: false` tells callers the cell never reached the kernel, so re-running it is safe.
       return Promise.reject(this.deadError("kernel is not running", { started: false }));
     }
     const id = `${this.name}-${++this.cellSerial}`;
     return new Promise<ExecuteOutcome>((resolve, reject) => {
-      const cell: RunningCell = {
-        record: new CellRecord(id, options, this.options.retainStreamBytes),
-        nonce: createRandomToken(12),
-        isStarted: false,
-        calls: undefined,
-        resolve,
-        reject,
-        detachSignal: undefined,
-      };
+      const cell = new PythonRunningCell(id, options, this.options.retainStreamBytes, proc, resolve, reject);
       this.running = cell;
       const { signal } = options;
       let onAbort: (() => void) | undefined;
@@ -139,7 +109,7 @@ export class PythonKernel implements Kernel {
           escalation ??= setTimeout(() => {
             if (this.running !== cell) return;
             void this.killAfterInterrupt(cell);
-          }, this.options.interruptGraceMs ?? 5000);
+          }, this.options.interruptGraceMs ?? PYTHON_INTERRUPT_GRACE_MS);
         };
         onAbort = abort;
         cell.detachSignal = () => {
@@ -147,27 +117,12 @@ export class PythonKernel implements Kernel {
           signal.removeEventListener("abort", abort);
         };
       }
-      const request: Record<string, unknown> = { id, code, nonce: cell.nonce };
-      if (options.silent) request.silent = true;
-      if (options.storeHistory === false) request.storeHistory = false;
-      if (options.cwd) request.cwd = options.cwd;
-      if (options.env) request.env = options.env;
-      if (options.onInputRequest) request.allowStdin = true;
-      this.send(request);
+      this.send(cell.executeRequest(code));
       if (signal !== undefined && onAbort !== undefined) {
         if (signal.aborted) onAbort();
         else signal.addEventListener("abort", onAbort, { once: true });
       }
     });
-  }
-
-  /** Ends a cell's promise: its abort listener and bridge calls go first, as they always did. */
-  private settle(cell: RunningCell, outcome: ExecuteOutcome | Error): void {
-    cell.detachSignal?.();
-    if (cell.calls !== undefined)
-      for (const controller of cell.calls.values()) controller.abort(new Error("cell ended"));
-    if (outcome instanceof Error) cell.reject(outcome);
-    else cell.resolve(outcome);
   }
 
   /** Ask the running cell to stop (SIGINT to the process group; the runner raises KeyboardInterrupt). */
@@ -187,13 +142,11 @@ export class PythonKernel implements Kernel {
   }
 
   /** Ask the runner whether `code` is a complete statement (for interactive front ends). */
-  isComplete(code: string): Promise<{ status: "complete" | "incomplete" | "invalid"; indent: string }> {
+  isComplete(code: string): Promise<IsCompleteReply> {
     if (!this.isAlive) return Promise.reject(this.deadError("kernel is not running"));
     const id = `${this.name}-c${++this.cellSerial}`;
     return new Promise((resolve) => {
-      this.completions.set(id, (reply) =>
-        resolve({ status: reply.status as "complete" | "incomplete" | "invalid", indent: reply.indent }),
-      );
+      this.completions.wait(id, resolve);
       this.send({ type: "is_complete", id, code });
     });
   }
@@ -202,11 +155,11 @@ export class PythonKernel implements Kernel {
    * Tab completion at `cursor` in `code`, from the live namespace (names, attributes, dict keys, paths, magics):
    * replace `code.slice(start, cursor)` with one of `matches`. Resolves to no matches when the kernel is gone.
    */
-  complete(code: string, cursor = code.length): Promise<{ start: number; matches: string[] }> {
+  complete(code: string, cursor = code.length): Promise<CompleteReply> {
     if (!this.isAlive) return Promise.resolve({ start: cursor, matches: [] });
     const id = `${this.name}-t${++this.cellSerial}`;
     return new Promise((resolve) => {
-      this.completers.set(id, resolve);
+      this.completers.wait(id, resolve);
       this.send({ type: "complete", id, code, cursor });
     });
   }
@@ -226,15 +179,14 @@ export class PythonKernel implements Kernel {
     return () => this.exitListeners.delete(listener);
   }
 
-  private async killAfterInterrupt(cell: RunningCell): Promise<void> {
+  private async killAfterInterrupt(cell: PythonRunningCell): Promise<void> {
     await this.shutdown();
     if (this.running === cell) {
       this.running = undefined;
-      this.settle(
-        cell,
+      cell.settle(
         new EvalkitError(
           "KERNEL_DIED",
-          `the cell did not stop within ${this.options.interruptGraceMs ?? 5000} ms of the interrupt; kernel killed, state lost`,
+          `the cell did not stop within ${this.options.interruptGraceMs ?? PYTHON_INTERRUPT_GRACE_MS} ms of the interrupt; kernel killed, state lost`,
           { killed: true, ...this.process?.exitDetails() },
         ),
       );
@@ -247,13 +199,11 @@ export class PythonKernel implements Kernel {
 
   private onFrame(frame: CellFrame, isPlain: boolean): void {
     if (frame.type === "complete_reply") {
-      this.completers.get(frame.id)?.({ start: frame.start, matches: frame.matches });
-      this.completers.delete(frame.id);
+      this.completers.answer(frame.id, { start: frame.start, matches: frame.matches });
       return;
     }
     if (frame.type === "is_complete_reply") {
-      this.completions.get(frame.id)?.(frame);
-      this.completions.delete(frame.id);
+      this.completions.answer(frame.id, { status: frame.status, indent: frame.indent });
       return;
     }
     if (frame.type === "protocol_error" || frame.type === "unknown") {
@@ -272,118 +222,25 @@ export class PythonKernel implements Kernel {
       return;
     }
     if (!cell || frame.id !== cell.record.id) return; // late frames of an abandoned cell
-    cell.isStarted = true;
-    if (
-      (frame.type === "result" || frame.type === "error" || frame.type === "done") &&
-      frame.nonce !== cell.nonce
-    ) {
-      this.reportForgedFrame(cell, frame.type);
-      return;
-    }
-    switch (frame.type) {
-      case "started":
-        return;
-      case "stdout":
-      case "stderr":
-        this.addOutput(
-          cell,
-          isPlain
-            ? { type: "stream", name: frame.type, text: frame.data, isPlain }
-            : { type: "stream", name: frame.type, text: frame.data },
-        );
-        return;
-      case "display":
-      case "result":
-        this.addOutput(cell, outputOfDisplayFrame(frame));
-        return;
-      case "clear_output":
-        this.addOutput(cell, { type: "clear_output", wait: frame.wait });
-        return;
-      case "error":
-        this.addOutput(cell, {
-          type: "error",
-          ename: frame.ename,
-          evalue: frame.evalue,
-          traceback: frame.traceback,
-        });
-        return;
-      case "call":
-        void this.answerCall(cell, frame.callId, frame.method, frame.params);
-        return;
-      case "cancel_call":
-        cell.calls?.get(frame.callId)?.abort(new Error("cancelled by the cell"));
-        return;
-      case "input_request":
-        void this.answerInput(cell, frame.prompt, frame.password);
-        return;
-      case "done":
-        this.running = undefined;
-        this.settle(
-          cell,
-          cell.record.outcome(frame.status, frame.cancelled, frame.executionCount, frame.usage),
-        );
-        return;
-    }
-  }
-
-  /** A frame that decides the cell's outcome came without the request's secret: the cell wrote it, not the runner. */
-  private reportForgedFrame(cell: RunningCell, type: string): void {
-    const text = `evalkit: ignored a "${type}" frame that did not carry this cell's secret: code in the cell wrote to the kernel's private protocol channel\n`;
-    this.addOutput(cell, { type: "stream", name: "stderr", text });
-  }
-
-  private addOutput(cell: RunningCell, output: KernelOutput): void {
-    cell.record.add(output);
-  }
-
-  private async answerCall(
-    cell: RunningCell,
-    callId: string,
-    method: string,
-    params: Record<string, unknown>,
-  ) {
-    const controller = new AbortController();
-    cell.calls ??= new Map();
-    cell.calls.set(callId, controller);
-    try {
-      this.send(
-        await answerHostCall(cell.record.options, { callId, method, params, signal: controller.signal }),
-      );
-    } finally {
-      cell.calls?.delete(callId);
-    }
-  }
-
-  private async answerInput(cell: RunningCell, prompt: string, password: boolean) {
-    try {
-      const onInputRequest = cell.record.options.onInputRequest;
-      if (!onInputRequest) throw new Error("stdin is not available");
-      const value = await onInputRequest(prompt, password);
-      this.send({ type: "input_reply", id: cell.record.id, value });
-    } catch (err) {
-      this.send({
-        type: "input_reply",
-        id: cell.record.id,
-        error: err instanceof Error ? err.message : String(err),
-      });
-    }
+    const outcome = cell.take(frame, isPlain);
+    if (outcome === undefined) return;
+    this.running = undefined;
+    cell.settle(outcome);
   }
 
   private failProtocol(err: EvalkitError): void {
     const cell = this.running;
     this.running = undefined;
     void this.shutdown();
-    if (cell) this.settle(cell, err);
+    if (cell) cell.settle(err);
   }
 
   private onProcessExit(exit: KernelExit): void {
     const cell = this.running;
     this.running = undefined;
-    for (const resolve of this.completions.values()) resolve({ status: "invalid", indent: "" });
-    this.completions.clear();
-    for (const resolve of this.completers.values()) resolve({ start: 0, matches: [] });
-    this.completers.clear();
-    if (cell) this.settle(cell, this.deadError("kernel died while the cell was running"));
+    this.completions.answerAll(() => ({ status: "invalid", indent: "" }));
+    this.completers.answerAll(() => ({ start: 0, matches: [] }));
+    if (cell) cell.settle(this.deadError("kernel died while the cell was running"));
     for (const listener of this.exitListeners) listener(exit);
     this.exitListeners.clear();
   }
