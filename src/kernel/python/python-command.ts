@@ -55,7 +55,7 @@ const MALLOC_ENV: Record<string, string> = {
 };
 
 /** The child's environment: `base` plus the malloc tuning it does not set itself (`added` names those). */
-export function withMallocTuning(base: Record<string, string>): {
+function withMallocTuning(base: Record<string, string>): {
   env: Record<string, string>;
   added: string[];
 } {
@@ -71,7 +71,7 @@ export function withMallocTuning(base: Record<string, string>): {
 }
 
 /** `python -u -c <bootstrap>`, behind the launcher or the sandbox prefix when there is one. */
-export function buildPythonCommand(
+function buildPythonCommand(
   options: PythonStartOptions,
   bwrap?: SandboxFeatures,
 ): { command: string; args: string[] } {
@@ -109,7 +109,7 @@ function buildSandboxPrefix(options: PythonStartOptions, features: SandboxFeatur
  * interrupts reach it, where its compiled-code cache lives. `processesBase`: the host's tasks when a sandboxed
  * kernel with a process limit started (inside, the runner counts only its own).
  */
-export function buildRunnerConfig(
+function buildRunnerConfig(
   options: PythonStartOptions,
   addedEnv: string[],
   processesBase: number | undefined,
