@@ -73,10 +73,33 @@ function defineHidden(target, name, value) {
   });
 }
 
+// Node defines several web globals (fetch and its classes, crypto, navigator, ...) as getters that load their
+// module on first use; reading them all here cost every kernel ~30 ms of start-up (undici alone). Such a global
+// stays lazy in the cell context too: read from the kernel's own global on first use, then a plain property.
+function defineShared(target, name) {
+  const own = Object.getOwnPropertyDescriptor(globalThis, name);
+  if (own === undefined || typeof own.get !== "function") {
+    defineHidden(target, name, globalThis[name]);
+    return;
+  }
+  Object.defineProperty(target, name, {
+    get() {
+      const value = globalThis[name];
+      defineHidden(target, name, value);
+      return value;
+    },
+    set(value) {
+      defineHidden(target, name, value);
+    },
+    configurable: true,
+    enumerable: false,
+  });
+}
+
 /** The one context every cell of this kernel runs in. */
 function createCellContext() {
   const sandbox = {};
-  for (const name of SHARED_GLOBALS) if (name in globalThis) defineHidden(sandbox, name, globalThis[name]);
+  for (const name of SHARED_GLOBALS) if (name in globalThis) defineShared(sandbox, name);
   defineHidden(sandbox, "process", process);
   defineHidden(sandbox, "console", cellConsole);
   defineHidden(sandbox, "require", cellRequire);

@@ -210,3 +210,35 @@ describe("JsKernel imports", () => {
     expect(outcome.error?.evalue).toContain("no-such-package-evalkit");
   });
 });
+
+describe("JsKernel web globals", () => {
+  it("leaves fetch's module unloaded until a cell uses it, then fetch, Headers and crypto work", async () => {
+    const fresh = new JsKernel({ cwd: repoRoot });
+    try {
+      const isUndiciLoaded = "process.moduleLoadList.some((name) => name.includes('undici'))";
+      expect(resultText((await fresh.execute(isUndiciLoaded)).outputs)).toBe("false");
+      const used = await fresh.execute(
+        "typeof fetch + ' ' + new Headers({ a: '1' }).get('a') + ' ' + typeof crypto.randomUUID()",
+      );
+      expect(resultText(used.outputs)).toBe("'function 1 string'");
+      expect(resultText((await fresh.execute(isUndiciLoaded)).outputs)).toBe("true");
+    } finally {
+      await fresh.shutdown();
+    }
+  });
+
+  it("lets a cell replace a lazy global for later cells and delete it", async () => {
+    const fresh = new JsKernel({ cwd: repoRoot });
+    try {
+      expect(resultText((await fresh.execute("fetch = 42; fetch")).outputs)).toBe("42");
+      expect(resultText((await fresh.execute("fetch")).outputs)).toBe("42");
+      const hidden = await fresh.execute("Object.keys(globalThis).includes('Request')");
+      expect(resultText(hidden.outputs)).toBe("false");
+      expect(resultText((await fresh.execute("delete globalThis.fetch; typeof fetch")).outputs)).toBe(
+        "'undefined'",
+      );
+    } finally {
+      await fresh.shutdown();
+    }
+  });
+});
