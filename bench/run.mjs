@@ -10,6 +10,7 @@ import { loadEvalkit } from "./lib/evalkit-client.mjs";
 import { jsColdStart, jsWarmRoundTrip } from "./lib/js-kernel-metrics.mjs";
 import { JupyterDriver } from "./lib/jupyter-client.mjs";
 import * as metrics from "./lib/metrics.mjs";
+import { measurePlacements, placementUnavailable } from "./lib/placement.mjs";
 import { renderMarkdown } from "./lib/report.mjs";
 import { summarize } from "./lib/stats.mjs";
 
@@ -126,6 +127,16 @@ async function main() {
       const { mbps, growth } = await metrics.stdoutThroughput(ctx);
       return { mbps: summarizeAll(mbps), growth: summarizeAll(growth) };
     });
+    const noPlacement = placementUnavailable();
+    if (noPlacement) log(`- warm 1+1 pinned alike: skipped (${noPlacement})`);
+    else
+      await run("placement", "warm 1+1 with host and interpreters pinned alike (informative)", async () =>
+        measurePlacements(ctx.api, python, cwd, {
+          rounds: reps.warmRounds,
+          batch: 2 * reps.warmBatch,
+          warmUp: reps.warmUpCalls,
+        }),
+      );
     if (wantGb && (only.length === 0 || only.includes("gb"))) {
       await run("gb", "host memory while printing 1 GiB", async () => {
         const trial = await metrics.stdoutTrial(ctx, "evalkit", 1024);

@@ -1,4 +1,5 @@
 // Renders the benchmark results as the markdown page bench/RESULTS.md (absolute figures, ratios, targets).
+import { renderPlacementTable } from "./placement.mjs";
 import { ratio } from "./stats.mjs";
 
 function fmt(value, unit) {
@@ -142,6 +143,16 @@ export function renderMarkdown(report) {
     if (!figure) continue;
     const ok = figure.median <= target ? "✅" : "❌";
     lines.push(`| ${label} | – | ${fmt(figure.median, "ms")} | – | – | – | ≤ ${target} ms: ${ok} |`);
+  }
+  if (results.placement) {
+    lines.push(
+      "",
+      "Warm `1+1` with the host and its interpreters pinned alike (`taskset`; informative, no target: on this kind of",
+      "VM the scheduler may put one pair on one vCPU and another on two, and a wake-up across vCPUs costs tens of µs;",
+      "docs/performance.md). Medians in µs, each evalkit figure over L's in the same placement:",
+      "",
+      renderPlacementTable(results.placement),
+    );
   }
   lines.push(
     "",
