@@ -12,7 +12,8 @@ import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from evalkit_kernel.magics.transform import _MAYBE_MAGIC, find_magics, logical_line_starts, transform  # noqa: E402
+from evalkit_kernel.magics.line_scanner import logical_line_starts  # noqa: E402
+from evalkit_kernel.magics.transform import _MAYBE_MAGIC, find_magics, transform  # noqa: E402
 
 M = "__evalkit_magic__"
 S = "__evalkit_shell__"
