@@ -5,12 +5,13 @@ import os
 import random
 import sys
 import threading
+import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from evalkit_kernel.capture import router as router_module  # noqa: E402
-from evalkit_kernel.capture.router import CHUNK_CHARS, ORPHAN_LIMIT, StreamRouter  # noqa: E402
+from evalkit_kernel.capture.router import CHUNK_CHARS, FD_SYNC_INTERVAL, ORPHAN_LIMIT, StreamRouter  # noqa: E402
 from evalkit_kernel.capture.stream_frames import encode_stream_frames, escape_text  # noqa: E402
 from evalkit_kernel.capture.streams import CellTextStream  # noqa: E402
 
@@ -153,10 +154,17 @@ class FastWriteTest(unittest.TestCase):
     def test_fd_level_bytes_are_pulled_in_once_a_millisecond_has_passed(self):
         calls = []
         self.router.fd_sync = lambda: calls.append(1)
+        before = time.monotonic()
         self.out.write("a")
+        after = time.monotonic()
         self.assertEqual(len(calls), 1)
-        self.out.write("b")  # within the millisecond: no second check
-        self.router.fd_sync_due = 0.0  # the millisecond is over
+        # The next check is due one interval after the write (bounds taken around it, so load cannot fail this).
+        self.assertGreaterEqual(self.router.fd_sync_due, before + FD_SYNC_INTERVAL)
+        self.assertLessEqual(self.router.fd_sync_due, after + FD_SYNC_INTERVAL)
+        self.router.fd_sync_due = float("inf")  # still within the interval, however long this line took
+        self.out.write("b")
+        self.assertEqual(len(calls), 1)
+        self.router.fd_sync_due = 0.0  # the interval is over
         self.out.write("c")
         self.assertEqual(len(calls), 2)
 
