@@ -28,28 +28,29 @@ class CellMeter(object):
     __slots__ = ("_own", "_children")
 
     def __init__(self):
+        global _children_cpu
         # The process's own CPU from the clock (one call, nanoseconds: the same sum of user and system time
         # getrusage reports); the children's from the last reading, which only a wait() can have moved.
         self._own = _process_time()
-        self._children = _children_cpu_baseline()
+        if _children_cpu is None:
+            _children_cpu = _children_cpu_now()
+        self._children = _children_cpu
 
     def finish(self):
-        # One reading of each figure serves both numbers: every getrusage is a system call.
+        global _children_cpu
         own_ms = (_process_time() - self._own) * 1000.0
         resource = _rusage()
         if resource is None:
-            times = os.times()
-            children_ms = (times[2] + times[3] - self._children) * 1000.0
-            return {"cpuMs": round(max(0.0, own_ms + max(0.0, children_ms)), 3), "peakRssBytes": 0}
-        own = resource.getrusage(resource.RUSAGE_SELF)
-        children = resource.getrusage(resource.RUSAGE_CHILDREN)
-        children_cpu = children.ru_utime + children.ru_stime
-        _set_children_baseline(children_cpu)
+            children_cpu, peak = _children_cpu_now(), 0
+        else:
+            # One reading of each figure serves both numbers: every getrusage is a system call.
+            own = resource.getrusage(resource.RUSAGE_SELF)
+            children = resource.getrusage(resource.RUSAGE_CHILDREN)
+            children_cpu = children.ru_utime + children.ru_stime
+            peak = _peak_rss_bytes(own.ru_maxrss, children.ru_maxrss)
         children_ms = max(0.0, (children_cpu - self._children) * 1000.0)
-        return {
-            "cpuMs": round(max(0.0, own_ms) + children_ms, 3),
-            "peakRssBytes": _peak_rss_bytes(own.ru_maxrss, children.ru_maxrss),
-        }
+        _children_cpu = children_cpu
+        return {"cpuMs": round(max(0.0, own_ms) + children_ms, 3), "peakRssBytes": peak}
 
 
 _process_time = time.process_time
@@ -57,22 +58,13 @@ _process_time = time.process_time
 _children_cpu = None
 
 
-def _children_cpu_baseline():
-    global _children_cpu
-    if _children_cpu is None:
-        resource = _rusage()
-        if resource is None:
-            times = os.times()
-            _children_cpu = times[2] + times[3]
-        else:
-            children = resource.getrusage(resource.RUSAGE_CHILDREN)
-            _children_cpu = children.ru_utime + children.ru_stime
-    return _children_cpu
-
-
-def _set_children_baseline(value):
-    global _children_cpu
-    _children_cpu = value
+def _children_cpu_now():
+    resource = _rusage()
+    if resource is None:
+        times = os.times()  # Windows: no getrusage (and these two are 0 there)
+        return times[2] + times[3]
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return children.ru_utime + children.ru_stime
 
 
 def forget_children_baseline():

@@ -100,28 +100,23 @@ export class PythonKernel implements Kernel {
     return new Promise<ExecuteOutcome>((resolve, reject) => {
       const cell = new PythonRunningCell(id, options, this.options.retainStreamBytes, proc, resolve, reject);
       this.running = cell;
-      const { signal } = options;
-      let onAbort: (() => void) | undefined;
-      if (signal !== undefined) {
-        let escalation: NodeJS.Timeout | undefined;
-        const abort = () => {
-          this.interrupt();
-          escalation ??= setTimeout(() => {
-            if (this.running !== cell) return;
-            void this.killAfterInterrupt(cell);
-          }, this.options.interruptGraceMs ?? PYTHON_INTERRUPT_GRACE_MS);
-        };
-        onAbort = abort;
-        cell.detachSignal = () => {
-          clearTimeout(escalation);
-          signal.removeEventListener("abort", abort);
-        };
-      }
       this.send(cell.executeRequest(code));
-      if (signal !== undefined && onAbort !== undefined) {
-        if (signal.aborted) onAbort();
-        else signal.addEventListener("abort", onAbort, { once: true });
-      }
+      const { signal } = options;
+      if (signal === undefined) return;
+      let escalation: NodeJS.Timeout | undefined;
+      const onAbort = () => {
+        this.interrupt();
+        escalation ??= setTimeout(() => {
+          if (this.running !== cell) return;
+          void this.killAfterInterrupt(cell);
+        }, this.options.interruptGraceMs ?? PYTHON_INTERRUPT_GRACE_MS);
+      };
+      cell.detachSignal = () => {
+        clearTimeout(escalation);
+        signal.removeEventListener("abort", onAbort);
+      };
+      if (signal.aborted) onAbort();
+      else signal.addEventListener("abort", onAbort, { once: true });
     });
   }
 
