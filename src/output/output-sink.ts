@@ -7,7 +7,13 @@ import { ArtifactSpill } from "./artifact-spill.js";
 import type { ArtifactStore } from "./artifact-store.js";
 import { OutputWindow } from "./output-window.js";
 import { encodeRawBytes, encodeRawBytesTransient, endsWithHighSurrogate } from "./raw-bytes.js";
-import { createRedactor, createStreamRedactor, type SecretValue, type StreamRedactor } from "./redact.js";
+import {
+  createRedactor,
+  createStreamRedactor,
+  hasSecretsToRedact,
+  type SecretValue,
+  type StreamRedactor,
+} from "./redact.js";
 import { type SanitizeOptions, StreamSanitizer } from "./sanitize.js";
 
 /** Default budget of the head of the model view: 20 KiB. */
@@ -69,11 +75,18 @@ interface ContinuedStream {
 /** Streams one cell's output into a bounded view plus an artifact. Not reusable: `finish()` once. */
 export class OutputSink {
   private readonly options: OutputSinkOptions;
-  private readonly redactor: StreamRedactor;
-  private readonly viewRedact: (text: string) => string;
-  private readonly sanitizer: StreamSanitizer;
-  private readonly window: OutputWindow;
-  private readonly spill: ArtifactSpill;
+  // Built with the first text that is not short and plain (build()); most cells print a line or show a value.
+  private redactor!: StreamRedactor;
+  private viewRedact!: (text: string) => string;
+  private sanitizer!: StreamSanitizer;
+  private window!: OutputWindow;
+  private spill!: ArtifactSpill;
+  /**
+   * The text so far while all of it is printable ASCII (plus `\n`, `\t`), there is nothing to redact and it fits
+   * in every budget: its view is itself, so none of the machinery above is needed. Null once it is built.
+   */
+  private small: string | null = null;
+  private readonly smallLimit: number;
   private pendingHigh = "";
   /** Characters pushed as plain since the last chunk that was not (all of them at the start). */
   private plainRun = Number.POSITIVE_INFINITY;
@@ -87,6 +100,14 @@ export class OutputSink {
    */
   constructor(options: OutputSinkOptions = {}, continued?: ContinuedStream) {
     this.options = options;
+    this.smallLimit = continued === undefined ? smallTextLimit(options) : 0;
+    if (this.smallLimit > 0) this.small = "";
+    else this.build(continued);
+  }
+
+  /** The redactor, sanitiser, view window and artifact spill (all but short plain text needs them). */
+  private build(continued?: ContinuedStream): void {
+    const options = this.options;
     const headBytes = options.headBytes ?? DEFAULT_HEAD_BYTES;
     const tailBytes = options.tailBytes ?? DEFAULT_TAIL_BYTES;
     const cap = options.maxArtifactBytes ?? DEFAULT_MAX_ARTIFACT_BYTES;
@@ -127,7 +148,7 @@ export class OutputSink {
 
   /** The artifact URI once the output has been spilled, else null. */
   get artifactUri(): string | null {
-    return this.spill.uri;
+    return this.small === null ? this.spill.uri : null;
   }
 
   /**
@@ -137,6 +158,13 @@ export class OutputSink {
   push(text: string, isPlain = false): void {
     if (this.result !== null) throw new EvalkitError("DISPOSED", "OutputSink.push after finish()");
     if (text === "") return;
+    if (this.small !== null) {
+      if (this.small.length + text.length <= this.smallLimit && (isPlain || PLAIN_TEXT.test(text))) {
+        this.small += text;
+        return;
+      }
+      this.buildFromSmall();
+    }
     // The redactor may carry characters of earlier chunks into this output: plain only when those were.
     const charsBefore = this.plainRun;
     this.plainRun = isPlain ? this.plainRun + text.length : 0;
@@ -147,6 +175,7 @@ export class OutputSink {
 
   /** The view as it stands now (for live updates); does not end the stream. */
   snapshot(): string {
+    if (this.small !== null) this.buildFromSmall();
     const pending = this.sanitizer.hasPendingLine ? this.viewRedact(this.sanitizer.peekPendingLine()) : null;
     return this.compose(this.window.lines(this.omissionNotice, pending), false);
   }
@@ -154,8 +183,20 @@ export class OutputSink {
   /** Ends the stream: flushes held text, closes the artifact (or removes it when nothing was lost). */
   finish(): OutputSinkResult {
     if (this.result !== null) return this.result;
+    if (this.small !== null) {
+      this.result = smallTextResult(this.small);
+      return this.result;
+    }
     this.consume(this.redactor.flush());
     return this.end();
+  }
+
+  /** Builds the machinery and passes it the short plain text taken so far: the same as having pushed it there. */
+  private buildFromSmall(): void {
+    const text = this.small ?? "";
+    this.small = null;
+    this.build();
+    this.consume(text, true);
   }
 
   /**
@@ -165,6 +206,7 @@ export class OutputSink {
    */
   cut(): { result: OutputSinkResult; next: OutputSink } {
     if (this.result !== null) throw new EvalkitError("DISPOSED", "OutputSink.cut after finish()");
+    if (this.small !== null) this.buildFromSmall();
     this.consume(this.redactor.release());
     const pendingHigh = this.pendingHigh;
     this.pendingHigh = "";
@@ -248,6 +290,43 @@ export class OutputSink {
     const endsWithNewline = this.isLastNewline && (isFinal || !this.sanitizer.hasPendingLine);
     return lines.join("\n") + (endsWithNewline ? "\n" : "");
   }
+}
+
+/** Printable ASCII, `\n` and `\t`: text the sanitiser leaves as it is (sanitize.ts). */
+const PLAIN_TEXT = /^[\x20-\x7e\n\t]*$/;
+/** Short text needs no machinery: a line or a value's repr, far below every default budget. */
+const SMALL_TEXT_CHARS = 2048;
+
+/**
+ * How much short plain text a sink with these options may keep as it is (0: none): only with nothing to redact
+ * and while no budget could cut, clamp or spill it (each is at least this much, or the shortcut is off).
+ */
+function smallTextLimit(options: OutputSinkOptions): number {
+  if (options.secrets !== undefined && hasSecretsToRedact(options.secrets)) return 0;
+  if ((options.maxArtifactBytes ?? DEFAULT_MAX_ARTIFACT_BYTES) <= 0) return 0;
+  const headBytes = options.headBytes ?? DEFAULT_HEAD_BYTES;
+  return Math.min(
+    SMALL_TEXT_CHARS,
+    headBytes,
+    options.tailBytes ?? DEFAULT_TAIL_BYTES,
+    options.maxLineChars ?? DEFAULT_SINK_MAX_LINE_CHARS,
+    options.spillThresholdBytes ?? headBytes + (options.tailBytes ?? DEFAULT_TAIL_BYTES),
+  );
+}
+
+/** finish() of a sink that only took short plain text: its view is the text itself, nothing lost or stored. */
+function smallTextResult(text: string): OutputSinkResult {
+  let newlines = 0;
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) newlines++;
+  const isLastNewline = text.charCodeAt(text.length - 1) === 10;
+  return {
+    text,
+    totalBytes: text.length,
+    totalLines: newlines + (text.length > 0 && !isLastNewline ? 1 : 0),
+    omittedLines: 0,
+    omittedBytes: 0,
+    clampedLines: 0,
+  };
 }
 
 /**

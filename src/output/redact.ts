@@ -92,6 +92,11 @@ const passThrough: StreamRedactor = Object.freeze({
   isAsciiPreserving: true,
 });
 
+/** True when `secrets` holds a value the redactors would replace (too short or non-string ones are ignored). */
+export function hasSecretsToRedact(secrets: readonly SecretValue[]): boolean {
+  return compileSecrets(secrets, MIN_SECRET_LENGTH) !== null;
+}
+
 /** Builds a whole-text redactor: one combined regex, regex specials escaped, longest value first. */
 export function createRedactor(secrets: readonly SecretValue[], options: RedactorOptions = {}): Redactor {
   const compiled = compileSecrets(secrets, options.minLength ?? MIN_SECRET_LENGTH);

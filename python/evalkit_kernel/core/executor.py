@@ -6,6 +6,7 @@ import sys
 from . import hooks
 from . import import_hooks
 from . import state
+from .frame_encoding import PLAIN_RESULT_MAX_CHARS
 
 _TOP_LEVEL_AWAIT = getattr(ast, "PyCF_ALLOW_TOP_LEVEL_AWAIT", 0)
 _CO_COROUTINE = 0x0080
@@ -132,6 +133,11 @@ class Executor(object):
         if formatted is None:
             return
         bundle, metadata = formatted
+        if not metadata and len(bundle) == 1:
+            text = bundle.get("text/plain")
+            if text.__class__ is str and len(text) < PLAIN_RESULT_MAX_CHARS:
+                state.send_plain_result(text, count)  # the usual result: short text, formatted directly
+                return
         frame = {"type": "result", "bundle": bundle, "executionCount": count}
         if metadata:
             frame["metadata"] = metadata

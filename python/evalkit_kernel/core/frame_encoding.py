@@ -69,6 +69,27 @@ def encode_done(cell_id, status, execution_count, cancelled, cpu_ms, peak_rss, n
     return head + b',"nonce":' + _encode_fast(nonce).encode("ascii") + b"}\n"
 
 
+# A result shown as text this short is formatted directly (encode_plain_result); longer ones take encode_frame,
+# which splices big values in and is never slower for them.
+PLAIN_RESULT_MAX_CHARS = 1 << 14
+
+
+def encode_plain_result(cell_id, text, execution_count, nonce):
+    """The `result` frame of a value shown only as text/plain, as encode_frame gives it for the frame the runner
+    builds ({"type", "bundle", "executionCount", "id", "nonce"?}), formatted directly: most results are short text.
+
+    cell_id and text are str, execution_count an int or None, nonce a str or None.
+    """
+    head = b'{"type":"result","bundle":{"text/plain":%s},"executionCount":%s,"id":%s' % (
+        _encode_fast(text).encode("ascii"),
+        b"null" if execution_count is None else b"%d" % execution_count,
+        _encode_fast(cell_id).encode("ascii"),
+    )
+    if nonce is None:
+        return head + b"}\n"
+    return head + b',"nonce":' + _encode_fast(nonce).encode("ascii") + b"}\n"
+
+
 def _encode_text(frame):
     try:
         return _encode_fast(frame)

@@ -8,6 +8,7 @@ import threading
 from .. import STATUS_MIME
 from . import big_values
 from .cell_context import IDLE
+from .frame_encoding import encode_plain_result
 
 writer = None  # protocol.FrameWriter
 router = None  # capture.StreamRouter
@@ -88,6 +89,26 @@ def send_output(frame, hold=False):
         router.sinks[-1].on_output(frame)
     else:
         writer.send(context.stamp(frame), hold)
+
+
+def send_plain_result(text, execution_count):
+    """send_output() of the result frame {"text/plain": text} (no metadata), held, for a text shorter than
+    frame_encoding.PLAIN_RESULT_MAX_CHARS: the same checks in the same order, the frame formatted directly."""
+    context = cell
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except Exception:
+        pass
+    sync_streams()
+    if not context.is_running:
+        return
+    if router.sinks:
+        frame = {"type": "result", "bundle": {"text/plain": text}, "executionCount": execution_count}
+        frame["id"] = context.cell_id
+        router.sinks[-1].on_output(frame)
+        return
+    writer.hold_raw(encode_plain_result(context.cell_id, text, execution_count, context.nonce))
 
 
 def emit_display(bundle, metadata=None, display_id=None, update=False, kind="display"):
