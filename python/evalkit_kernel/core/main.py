@@ -147,11 +147,13 @@ def _handle_execute(executor, request, requests, gate):
         if dropped:
             state.router.write("stderr", "evalkit: the interrupt removed this cell's sys.%s hook\n" % " and sys.".join(dropped))
         state.sync_streams()
-        requests.end_cell()
         used = meter.finish()
         state.writer.send_raw(
             encode_done(cell.cell_id, status, count, cancelled, used["cpuMs"], used["peakRssBytes"], cell.nonce)
         )
+        # The request channel learns the cell ended after `done`, like the state: only this thread reads
+        # between cells, so the next request waits for this either way.
+        requests.end_cell()
         state.end_cell()
         usage.reset_peak()
         # After `done`, so the host is not kept waiting: undo what the cell may have done to fd 1/2, and
