@@ -218,6 +218,25 @@ describe("line magics in a real Python kernel", () => {
     const run = await runOk(kernel, "(_, __, ___, _1, Out[2], _i3, In[1])");
     expect(run.result).toBe("(30, 20, 10, 10, 20, '30', '10')");
   });
+
+  it("keeps the last thousand results as IPython's output cache does, warning once when it first culls", async () => {
+    const kernel = await startKernel();
+    const stderrOf = (run: Awaited<ReturnType<typeof runOk>>) =>
+      run.outcome.outputs.flatMap((o) => (o.type === "stream" && o.name === "stderr" ? [o.text] : [])).join("");
+    for (let n = 1; n <= 1000; n++) expect(stderrOf(await runOk(kernel, `${n} * 2`))).toBe("");
+    // Out is full: the 1001st result first drops the oldest fifth, as IPython's DisplayHook.cull_cache does.
+    const culled = await runOk(kernel, "1001 * 2");
+    expect(stderrOf(culled)).toContain(
+      "UserWarning: Output cache limit (currently 1000 entries) hit.\nFlushing oldest 200 entries.",
+    );
+    // Read before this cell's own result is stored: 800 kept plus the 1001st.
+    const kept = await runOk(kernel, "(len(Out), min(Out), '_200' in dir(), _201, _i1)");
+    expect(kept.result).toBe("(801, 201, False, 402, '1 * 2')");
+    for (let n = 1003; n <= 1200; n++) await runOk(kernel, `${n}`);
+    // Out is full again at the 1201st result: this cull is silent, the warning shows once per session as in IPython.
+    expect(stderrOf(await runOk(kernel, "1201"))).toBe("");
+    expect((await runOk(kernel, "(len(Out), min(Out))")).result).toBe("(801, 401)");
+  });
 });
 
 describe("cell magics in a real Python kernel", () => {

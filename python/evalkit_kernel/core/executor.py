@@ -5,6 +5,7 @@ import sys
 
 from . import hooks
 from . import import_hooks
+from . import output_cache
 from . import state
 from .frame_encoding import PLAIN_RESULT_MAX_CHARS
 
@@ -157,6 +158,8 @@ class Executor(object):
             ns.update(mine)
         if count is not None:
             if isinstance(out, dict):
+                if len(out) >= output_cache.CACHE_SIZE:
+                    output_cache.make_room(ns, out)
                 out[count] = value
             ns["_%d" % count] = value
 
