@@ -222,7 +222,9 @@ describe("line magics in a real Python kernel", () => {
   it("keeps the last thousand results as IPython's output cache does, warning once when it first culls", async () => {
     const kernel = await startKernel();
     const stderrOf = (run: Awaited<ReturnType<typeof runOk>>) =>
-      run.outcome.outputs.flatMap((o) => (o.type === "stream" && o.name === "stderr" ? [o.text] : [])).join("");
+      run.outcome.outputs
+        .flatMap((o) => (o.type === "stream" && o.name === "stderr" ? [o.text] : []))
+        .join("");
     for (let n = 1; n <= 1000; n++) expect(stderrOf(await runOk(kernel, `${n} * 2`))).toBe("");
     // Out is full: the 1001st result first drops the oldest fifth, as IPython's DisplayHook.cull_cache does.
     const culled = await runOk(kernel, "1001 * 2");
