@@ -64,7 +64,22 @@ function watchParent() {
   watcher.unref();
 }
 
-const context = createCellContext();
+// Ready before the context and the channel's reader exist: the host's first execute frame (its answer to `ready`)
+// waits in fd 3's buffer until listen() below, in this same turn, instead of the host's round trip following them.
+// The signal and error handlers are in place already, so an interrupt right after `ready` finds them.
+channel.send({ type: "ready", pid: process.pid, node: process.version, protocol: 1, cwd: process.cwd() });
+
+let context;
+try {
+  context = createCellContext();
+} catch (err) {
+  // After `ready` a throw here would leave a kernel that never reads: end it, and the host reports why.
+  require("node:fs").writeSync(
+    2,
+    "evalkit: the JS kernel could not set up its context: " + String(err?.stack) + "\n",
+  );
+  process.exit(70);
+}
 let queue = Promise.resolve();
 
 channel.listen((frame) => {
@@ -93,5 +108,4 @@ channel.listen((frame) => {
   }
 });
 
-channel.send({ type: "ready", pid: process.pid, node: process.version, protocol: 1, cwd: process.cwd() });
 if (!hostPid) setImmediate(watchParent);
