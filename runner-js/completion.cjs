@@ -5,11 +5,11 @@
 const fs = require("node:fs");
 const os = require("node:os");
 const path = require("node:path");
-const util = require("node:util");
 const vm = require("node:vm");
 
-// Taken once: a cell can reach (and replace) the shared `util` module through require().
-const { isProxy, isStringObject } = util.types;
+// Taken at the kernel's start (this module loads on the first Tab): a cell can reach (and replace) the shared
+// `util` module through require().
+const { isProxy, isStringObject } = require("./cell-state.cjs").nodeTypes;
 
 const MAX_MATCHES = 500;
 const IDENT = "[A-Za-z_$][\\w$]*";

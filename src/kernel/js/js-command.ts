@@ -9,6 +9,8 @@ export interface JsCommandOptions {
   node: string;
   /** V8 heap limit in MB (`--max-old-space-size`). */
   maxHeapMb: number;
+  /** False when node picks `maxHeapMb` by itself: the flag is left out (heap-flag.ts says why). */
+  heapFlag?: boolean;
   /** Random marker the runner writes on fd 1 and fd 2 at each sync point (docs/protocol.md). */
   syncNonce: string;
   /** MIME type of prelude status displays. */
@@ -21,11 +23,11 @@ export interface JsCommandOptions {
   hostPid?: number;
 }
 
-/** `[launcher...] [parent...] node --max-old-space-size=N <runner-js/main.cjs> <nonce> <status mime> [host pid]` */
+/** `[launcher...] [parent...] node [--max-old-space-size=N] <runner-js/main.cjs> <nonce> <status mime> [host pid]` */
 export function buildJsKernelCommand(options: JsCommandOptions): { command: string; args: string[] } {
   const argv = [
     options.node,
-    `--max-old-space-size=${options.maxHeapMb}`,
+    ...(options.heapFlag === false ? [] : [`--max-old-space-size=${options.maxHeapMb}`]),
     JS_RUNNER_MAIN,
     options.syncNonce,
     options.statusMime,

@@ -65,15 +65,78 @@ const optionsSchema = lazySchema(() =>
 
 /** Returns the options unchanged, or throws INVALID_INPUT naming the offending field. */
 export function validateOptions(options: JsKernelOptions): JsKernelOptions {
+  // Building the schema and its first parse cost ~5 ms of a process's first kernel, before its spawn; options of
+  // the plain shapes need none of it (a property test holds the check to the schema).
+  if (isPlainlyValid(options)) return options;
+  const issue = schemaIssue(options);
+  if (issue === undefined) return options;
+  throw new EvalkitError("INVALID_INPUT", `invalid JsKernel option ${issue.field}: ${issue.message}`, {
+    field: issue.field,
+  });
+}
+
+/** What the schema finds wrong with `options` (the first issue), or undefined when it accepts them. */
+export function schemaIssue(options: unknown): { field: string; message: string } | undefined {
   const parsed = optionsSchema().safeParse(options, PARSE_ONCE);
-  if (parsed.success) return options;
+  if (parsed.success) return undefined;
   const issue = parsed.error.issues[0];
-  const field = issue?.path.join(".") || "options";
-  throw new EvalkitError("INVALID_INPUT", `invalid JsKernel option ${field}: ${issue?.message}`, { field });
+  return { field: issue?.path.join(".") || "options", message: String(issue?.message) };
 }
 
 /** The memory limits in force: [heap MB, resident MB]. */
 export function memoryLimits(options: JsKernelOptions): { maxHeapMb: number; memoryMb: number } {
   const memoryMb = options.memoryMb ?? Math.min(8192, Math.floor(totalmem() / 2 / 1024 / 1024));
   return { maxHeapMb: options.maxHeapMb ?? Math.min(4096, memoryMb), memoryMb };
+}
+
+type Check = (value: unknown) => boolean;
+const isString: Check = (v) => typeof v === "string" && v.length > 0;
+const isStrings: Check = (v) => {
+  if (!Array.isArray(v)) return false;
+  for (let i = 0; i < v.length; i++) if (typeof v[i] !== "string") return false; // holes too
+  return true;
+};
+const atLeast =
+  (min: number): Check =>
+  (v) =>
+    Number.isSafeInteger(v) && (v as number) >= min;
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" &&
+  v !== null &&
+  Object.getPrototypeOf(v) === Object.prototype &&
+  Object.getOwnPropertySymbols(v).length === 0;
+const isEnv: Check = (v) => isPlainObject(v) && Object.values(v).every((item) => typeof item === "string");
+const isSandbox: Check = (v) => isPlainObject(v) && typeof v.network === "boolean" && isStrings(v.writable);
+const isLimits: Check = (v) =>
+  isPlainObject(v) &&
+  (v.cpuSeconds === undefined || atLeast(1)(v.cpuSeconds)) &&
+  (v.processes === undefined || atLeast(1)(v.processes));
+
+/** Per option, a check that accepts only what the schema accepts (it may turn down more: zod then decides). */
+const PLAIN_CHECKS = new Map<string, Check>(
+  Object.entries({
+    cwd: isString,
+    env: isEnv,
+    interruptGraceMs: atLeast(0),
+    startTimeoutMs: atLeast(1),
+    retainStreamBytes: atLeast(0),
+    maxHeapMb: atLeast(16),
+    memoryMb: atLeast(64),
+    node: isString,
+    launcher: isStrings,
+    sandbox: isSandbox,
+    limits: isLimits,
+    subreaperPython: (v: unknown) => v === false || isString(v),
+  }),
+);
+
+/** True for a plain object whose known options are all present with valid values or undefined. */
+export function isPlainlyValid(options: unknown): boolean {
+  if (!isPlainObject(options)) return false;
+  for (const key of Object.keys(options)) {
+    const check = PLAIN_CHECKS.get(key);
+    const value = options[key];
+    if (check === undefined || (value !== undefined && !check(value))) return false;
+  }
+  return true;
 }

@@ -27,6 +27,8 @@ export interface JsProcessConfig {
   cwd: string;
   env: Record<string, string>;
   maxHeapMb: number;
+  /** False when node's own default heap limit is `maxHeapMb` and the flag is left out (heap-flag.ts). */
+  heapFlag: boolean;
   memoryMb: number;
   launcher?: string[];
   /** The subreaper parent's command prefix (subreaper-parent.ts), when the kernel runs under one. */
@@ -70,6 +72,7 @@ export class JsKernelProcess {
     const { command, args } = buildJsKernelCommand({
       node: config.node,
       maxHeapMb: config.maxHeapMb,
+      heapFlag: config.heapFlag,
       syncNonce: nonce,
       statusMime: STATUS_MIME,
       ...(config.launcher ? { launcher: config.launcher } : {}),

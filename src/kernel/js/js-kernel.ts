@@ -19,7 +19,7 @@ import {
 } from "./js-kernel-options.js";
 import { JsKernelProcess } from "./js-kernel-process.js";
 import { buildJsLaunch } from "./js-launch.js";
-import { rewriteJsCell } from "./js-rewrite.js";
+import { type RewrittenCell, rewriteJsCell } from "./js-rewrite.js";
 import { JsRunningCell } from "./js-running-cell.js";
 import type { ChannelItem } from "./ordered-channels.js";
 import { StrayOutput } from "./stray-output.js";
@@ -36,6 +36,8 @@ export class JsKernel implements Kernel {
   private readonly name = `js${++kernelSerial}`;
   private proc: JsKernelProcess | undefined;
   private starting: Promise<void> | undefined;
+  /** Settles once the starting kernel's process exists (spawned or failed), before its `ready`. */
+  private launched: Promise<void> = Promise.resolve();
   private running: JsRunningCell | undefined;
   private readonly cells = new CellQueue();
   private readonly stray = new StrayOutput();
@@ -139,6 +141,17 @@ export class JsKernel implements Kernel {
   }
 
   private async spawn(): Promise<void> {
+    const launching = this.launch();
+    this.launched = launching.then(
+      () => undefined,
+      () => undefined,
+    );
+    const proc = await launching;
+    await proc.handshake(this.options.startTimeoutMs ?? JS_START_TIMEOUT_MS);
+    proc.setRef(false);
+  }
+
+  private async launch(): Promise<JsKernelProcess> {
     const launch = await buildJsLaunch(this.options, this.cwd);
     const proc: JsKernelProcess = new JsKernelProcess({
       ...launch,
@@ -147,8 +160,7 @@ export class JsKernel implements Kernel {
       onExit: (exit) => this.onProcessExit(proc, exit),
     });
     this.proc = proc;
-    await proc.handshake(this.options.startTimeoutMs ?? JS_START_TIMEOUT_MS);
-    proc.setRef(false);
+    return proc;
   }
 
   private async runCell(code: string, options: ExecuteOptions): Promise<ExecuteOutcome> {
@@ -157,7 +169,16 @@ export class JsKernel implements Kernel {
       return { status: "error", cancelled: true, executionCount: null, outputs: [], durationMs: 0 };
     }
     if (options.cwd !== undefined) this.checkCwd(options.cwd);
-    await this.start();
+    let rewritten: RewrittenCell | undefined;
+    if (this.isAlive) await this.start();
+    else {
+      // A kernel starts for this cell: the rewrite (acorn loads with a process's first JS cell, ~14 ms here) runs
+      // while the kernel's process boots, after its spawn, instead of after its ready.
+      const starting = this.start();
+      await this.launched;
+      rewritten = rewriteJsCell(code);
+      await starting;
+    }
     const proc = this.proc;
     if (!proc || proc.hasExited)
       throw new EvalkitError("KERNEL_DIED", "the JS kernel is not running", {
@@ -167,7 +188,7 @@ export class JsKernel implements Kernel {
     const isCounted = !options.silent && options.storeHistory !== false;
     const executionCount = isCounted ? ++this.executionCount : null;
     const id = `${this.name}-${++this.cellSerial}`;
-    const rewritten = rewriteJsCell(code);
+    rewritten ??= rewriteJsCell(code);
     const filename = executionCount === null ? "<cell>" : `<cell ${executionCount}>`;
     this.columns.remember(filename, rewritten.columnShifts);
     return new Promise<ExecuteOutcome>((resolve, reject) => {

@@ -9,6 +9,7 @@ import { buildSandboxArgv } from "../../runtime/sandbox-argv.js";
 import { requireSandboxFeatures } from "../../runtime/sandbox-probe.js";
 import type { ResolvedSandbox } from "../../runtime/sandbox-types.js";
 import { countOwnProcesses } from "../process-tree.js";
+import { needsHeapFlag } from "./heap-flag.js";
 import { JS_RUNNER_MAIN } from "./js-command.js";
 import { type JsKernelOptions, memoryLimits } from "./js-kernel-options.js";
 import type { JsProcessConfig } from "./js-kernel-process.js";
@@ -21,15 +22,19 @@ export type JsLaunch = Omit<JsProcessConfig, "cwd" | "onItem" | "onExit">;
 export async function buildJsLaunch(options: JsKernelOptions, cwd: string): Promise<JsLaunch> {
   const { maxHeapMb, memoryMb } = memoryLimits(options);
   const { launcher, python } = await buildPrefix(options, cwd);
+  const node = options.node ?? process.execPath;
+  const env = options.env ?? (process.env as Record<string, string>);
+  const isRemote = !options.sandbox && (options.launcher?.length ?? 0) > 0;
   return {
-    node: options.node ?? process.execPath,
-    env: options.env ?? (process.env as Record<string, string>),
+    node,
+    env,
     maxHeapMb,
+    heapFlag: needsHeapFlag({ node, maxHeapMb, env, isRemote }),
     memoryMb,
     ...(launcher?.length ? { launcher } : {}),
     ...(python !== null ? { parent: subreaperPrefix(python) } : {}),
     ...(options.sandbox ? { sandboxed: true } : {}),
-    ...(!options.sandbox && options.launcher?.length ? { isRemote: true } : {}),
+    ...(isRemote ? { isRemote: true } : {}),
     ...(options.limits?.cpuSeconds ? { cpuSeconds: options.limits.cpuSeconds } : {}),
   };
 }

@@ -1,4 +1,7 @@
 // The JS kernel is its own process: what a cell does to fds, children, memory and its own life stays inside it.
+import { mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { KernelOutput } from "../../../src/contracts/outputs.js";
 import { isEvalkitError } from "../../../src/errors.js";
@@ -117,6 +120,34 @@ describe("JS kernel memory", () => {
       expect((await kernel.execute("1")).status).toBe("ok");
     } finally {
       await kernel.shutdown();
+    }
+  }, 60_000);
+
+  it("gets the heap limit it asked for, with the flag on node's command line or as node's own default", async () => {
+    // Another path to the same node always gets the flag (heap-flag.ts); the host's own path gets it only where
+    // node's default differs. Either way the kernel's V8 heap limit is the same.
+    const dir = mkdtempSync(path.join(tmpdir(), "evalkit-heap-"));
+    const viaLink = path.join(dir, "node");
+    symlinkSync(process.execPath, viaLink);
+    const probe = "[require('node:v8').getHeapStatistics().heap_size_limit, process.execArgv]";
+    const ask = async (kernel: JsKernel) => {
+      const output = (await kernel.execute(probe)).outputs[0];
+      return output?.type === "result" ? (output.data["application/json"] as [number, string[]]) : undefined;
+    };
+    const plain = new JsKernel();
+    const flagged = new JsKernel({ node: viaLink });
+    const small = new JsKernel({ maxHeapMb: 100 });
+    try {
+      const [plainLimit] = (await ask(plain)) ?? [];
+      const [flaggedLimit, flaggedArgs] = (await ask(flagged)) ?? [];
+      const [smallLimit, smallArgs] = (await ask(small)) ?? [];
+      expect(flaggedArgs).toEqual([expect.stringMatching(/^--max-old-space-size=\d+$/)]);
+      expect(plainLimit).toBe(flaggedLimit);
+      expect(smallArgs).toEqual(["--max-old-space-size=100"]);
+      expect(smallLimit).toBeLessThan(200 * 1024 * 1024);
+    } finally {
+      await Promise.all([plain.shutdown(), flagged.shutdown(), small.shutdown()]);
+      rmSync(dir, { recursive: true, force: true });
     }
   }, 60_000);
 });

@@ -67,6 +67,29 @@ describe("JsKernel.complete", () => {
     expect(outcome.outputs).toContainEqual({ type: "result", data: { "text/plain": "''" } });
   });
 
+  it("uses Node's own type checks even when a cell replaced them before the first Tab", async () => {
+    // Completion loads on the first Tab, after cells ran; the checks it uses were taken when the kernel started.
+    const fresh = new JsKernel({ cwd: dir });
+    try {
+      await fresh.execute(
+        [
+          "globalThis.ran = [];",
+          "const types = require('node:util').types;",
+          "types.isProxy = () => { ran.push('isProxy'); return false };",
+          "types.isStringObject = () => { ran.push('isStringObject'); return false };",
+          "const spy = new Proxy({}, { ownKeys() { ran.push('ownKeys'); return [] } });",
+          "const word = new String('ab');",
+        ].join("\n"),
+      );
+      expect(await fresh.complete("spy.a")).toEqual({ start: 4, matches: [] });
+      expect((await fresh.complete("word.len")).matches).toEqual(["length"]);
+      const outcome = await fresh.execute("ran.join(',')");
+      expect(outcome.outputs).toContainEqual({ type: "result", data: { "text/plain": "''" } });
+    } finally {
+      await fresh.shutdown();
+    }
+  });
+
   it("stays fast on a large namespace and on huge arrays, strings and typed arrays", async () => {
     await kernel.execute(
       [
