@@ -1,69 +1,30 @@
 // The output sink: takes a cell's text chunk by chunk, keeps a bounded model view (head, notice, tail) in memory
 // and streams the full raw output (secrets redacted) to an artifact once it outgrows that view.
-import type { TruncationInfo } from "../contracts/cell-result.js";
 import { EvalkitError } from "../errors.js";
 import { pluralize } from "../text/text-lines.js";
 import { ArtifactSpill } from "./artifact-spill.js";
-import type { ArtifactStore } from "./artifact-store.js";
 import { OutputWindow } from "./output-window.js";
 import { encodeRawBytes, encodeRawBytesTransient, endsWithHighSurrogate } from "./raw-bytes.js";
+import { createRedactor, createStreamRedactor, type StreamRedactor } from "./redact.js";
+import { StreamSanitizer } from "./sanitize.js";
 import {
-  createRedactor,
-  createStreamRedactor,
-  hasSecretsToRedact,
-  type SecretValue,
-  type StreamRedactor,
-} from "./redact.js";
-import { type SanitizeOptions, StreamSanitizer } from "./sanitize.js";
+  DEFAULT_HEAD_BYTES,
+  DEFAULT_MAX_ARTIFACT_BYTES,
+  DEFAULT_SINK_MAX_LINE_CHARS,
+  DEFAULT_TAIL_BYTES,
+  type OutputSinkOptions,
+  type OutputSinkResult,
+} from "./sink-options.js";
+import { PLAIN_TEXT, smallTextLimit, smallTextResult } from "./sink-short-text.js";
 
-/** Default budget of the head of the model view: 20 KiB. */
-export const DEFAULT_HEAD_BYTES = 20 * 1024;
-/** Default budget of the tail window of the model view: 50 KiB. */
-export const DEFAULT_TAIL_BYTES = 50 * 1024;
-/** Default longest line in the model view, in characters. */
-export const DEFAULT_SINK_MAX_LINE_CHARS = 4000;
-/** Default cap on one artifact: 1 GiB (a runaway loop must not fill the disk). */
-export const DEFAULT_MAX_ARTIFACT_BYTES = 1024 * 1024 * 1024;
-
-export interface OutputSinkOptions {
-  /** Bytes of sanitised text kept from the start (default 20 KiB). */
-  headBytes?: number;
-  /** Bytes of sanitised text kept from the end (default 50 KiB). */
-  tailBytes?: number;
-  /** Longest line kept in the view (default 4000 characters); longer ones end with `…[+N chars]`. */
-  maxLineChars?: number;
-  /** Keep ANSI escape sequences in the view (default false: stripped). */
-  keepAnsi?: boolean;
-  controlChars?: SanitizeOptions["controlChars"];
-  /** Secret values to replace by `[REDACTED:NAME]` in the view and the artifact. */
-  secrets?: readonly SecretValue[];
-  /** Where artifacts go; default a store on `artifactDir` or `$EVALKIT_HOME/artifacts`, created when needed. */
-  store?: ArtifactStore;
-  artifactDir?: string;
-  /** Raw bytes kept in memory before the artifact is created (default headBytes + tailBytes). */
-  spillThresholdBytes?: number;
-  /** Most bytes written to one artifact (default 1 GiB); the rest is counted but not stored. */
-  maxArtifactBytes?: number;
-}
-
-export interface OutputSinkResult {
-  /** The model's view: head, omission notice, tail. */
-  text: string;
-  /** Present when the view lost something (lines omitted or clamped) and the artifact holds it. */
-  truncated?: TruncationInfo;
-  /** UTF-8 bytes of the output (secrets redacted; undecodable bytes count one each) = the artifact's size. */
-  totalBytes: number;
-  /** Lines of the output (`\n` count, plus one for an unterminated last line). */
-  totalLines: number;
-  omittedLines: number;
-  /** Bytes of sanitised text left out between head and tail. */
-  omittedBytes: number;
-  clampedLines: number;
-  /** Bytes stored in the artifact, when there is one (less than totalBytes only past maxArtifactBytes). */
-  artifactBytes?: number;
-  /** Why the artifact could not be written, if it could not. */
-  artifactError?: string;
-}
+export {
+  DEFAULT_HEAD_BYTES,
+  DEFAULT_MAX_ARTIFACT_BYTES,
+  DEFAULT_SINK_MAX_LINE_CHARS,
+  DEFAULT_TAIL_BYTES,
+  type OutputSinkOptions,
+  type OutputSinkResult,
+};
 
 /** What a sink continues from an earlier one's {@link OutputSink.cut}. */
 interface ContinuedStream {
@@ -290,43 +251,6 @@ export class OutputSink {
     const endsWithNewline = this.isLastNewline && (isFinal || !this.sanitizer.hasPendingLine);
     return lines.join("\n") + (endsWithNewline ? "\n" : "");
   }
-}
-
-/** Printable ASCII, `\n` and `\t`: text the sanitiser leaves as it is (sanitize.ts). */
-const PLAIN_TEXT = /^[\x20-\x7e\n\t]*$/;
-/** Short text needs no machinery: a line or a value's repr, far below every default budget. */
-const SMALL_TEXT_CHARS = 2048;
-
-/**
- * How much short plain text a sink with these options may keep as it is (0: none): only with nothing to redact
- * and while no budget could cut, clamp or spill it (each is at least this much, or the shortcut is off).
- */
-function smallTextLimit(options: OutputSinkOptions): number {
-  if (options.secrets !== undefined && hasSecretsToRedact(options.secrets)) return 0;
-  if ((options.maxArtifactBytes ?? DEFAULT_MAX_ARTIFACT_BYTES) <= 0) return 0;
-  const headBytes = options.headBytes ?? DEFAULT_HEAD_BYTES;
-  return Math.min(
-    SMALL_TEXT_CHARS,
-    headBytes,
-    options.tailBytes ?? DEFAULT_TAIL_BYTES,
-    options.maxLineChars ?? DEFAULT_SINK_MAX_LINE_CHARS,
-    options.spillThresholdBytes ?? headBytes + (options.tailBytes ?? DEFAULT_TAIL_BYTES),
-  );
-}
-
-/** finish() of a sink that only took short plain text: its view is the text itself, nothing lost or stored. */
-function smallTextResult(text: string): OutputSinkResult {
-  let newlines = 0;
-  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) newlines++;
-  const isLastNewline = text.charCodeAt(text.length - 1) === 10;
-  return {
-    text,
-    totalBytes: text.length,
-    totalLines: newlines + (text.length > 0 && !isLastNewline ? 1 : 0),
-    omittedLines: 0,
-    omittedBytes: 0,
-    clampedLines: 0,
-  };
 }
 
 /**
