@@ -41,4 +41,32 @@ describe("CellQueue", () => {
     await expect(failing).rejects.toThrow("boom");
     expect(await next).toBe(42);
   });
+
+  it("starts a cell at once when the queue is idle, and so does a caller that adds the next one when it settles", async () => {
+    const queue = new CellQueue();
+    const started: number[] = [];
+    for (let n = 1; n <= 3; n++) {
+      const cell = queue.add(async () => n);
+      started.push(n);
+      // Nothing was pending: the cell ran inside add(), before this line.
+      expect(await cell).toBe(n);
+    }
+    expect(started).toEqual([1, 2, 3]);
+    let ran = false;
+    const running = queue.add(() => {
+      ran = true;
+      return Promise.resolve("now");
+    });
+    expect(ran).toBe(true);
+    await running;
+  });
+
+  it("hands a cell that throws before it returns a promise to its caller as a rejection", async () => {
+    const queue = new CellQueue();
+    const thrown = queue.add((): Promise<number> => {
+      throw new Error("sync boom");
+    });
+    await expect(thrown).rejects.toThrow("sync boom");
+    expect(await queue.add(async () => 7)).toBe(7);
+  });
 });

@@ -39,6 +39,8 @@ export class JsKernel implements Kernel {
   /** Settles once the starting kernel's process exists (spawned or failed), before its `ready`. */
   private launched: Promise<void> = Promise.resolve();
   private running: JsRunningCell | undefined;
+  /** The cell between execute() and its request (the kernel may be starting for it): an interrupt cancels it. */
+  private cellOnItsWay: { isInterrupted: boolean } | undefined;
   private readonly cells = new CellQueue();
   private readonly stray = new StrayOutput();
   private executionCount = 0;
@@ -91,7 +93,12 @@ export class JsKernel implements Kernel {
   interrupt(): void {
     const cell = this.running;
     const proc = this.proc;
-    if (!cell || !proc) return;
+    if (!cell) {
+      // The cell is still on its way (the kernel is starting for it): it is cancelled before it runs.
+      if (this.cellOnItsWay) this.cellOnItsWay.isInterrupted = true;
+      return;
+    }
+    if (!proc) return;
     cell.calls.abort(new EvalkitError("ABORTED", "the cell was interrupted"));
     proc.send({ type: "interrupt", id: cell.record.id });
     proc.signalInterrupt();
@@ -169,6 +176,8 @@ export class JsKernel implements Kernel {
       return { status: "error", cancelled: true, executionCount: null, outputs: [], durationMs: 0 };
     }
     if (options.cwd !== undefined) this.checkCwd(options.cwd);
+    const onItsWay = { isInterrupted: false };
+    this.cellOnItsWay = onItsWay;
     let rewritten: RewrittenCell | undefined;
     if (this.isAlive) await this.start();
     else {
@@ -178,6 +187,10 @@ export class JsKernel implements Kernel {
       await this.launched;
       rewritten = rewriteJsCell(code);
       await starting;
+    }
+    this.cellOnItsWay = undefined;
+    if (onItsWay.isInterrupted) {
+      return { status: "error", cancelled: true, executionCount: null, outputs: [], durationMs: 0 };
     }
     const proc = this.proc;
     if (!proc || proc.hasExited)

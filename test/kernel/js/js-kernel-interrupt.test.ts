@@ -11,6 +11,27 @@ function abortAfter(ms: number): AbortSignal {
 }
 
 describe("JsKernel interrupts", () => {
+  it("cancels a cell interrupted in the same turn as its execute(), on a starting and on a warm kernel", async () => {
+    const kernel = new JsKernel();
+    try {
+      const started = Date.now();
+      // The kernel starts for this cell: the interrupt reaches it on its way, before it runs.
+      const first = kernel.execute("globalThis.ran = true; await new Promise((r) => setTimeout(r, 20000))");
+      kernel.interrupt();
+      expect(await first).toMatchObject({ status: "error", cancelled: true });
+      expect((await kernel.execute("typeof globalThis.ran")).outputs[0]).toMatchObject({
+        data: { "text/plain": "'undefined'" },
+      });
+      const second = kernel.execute("await new Promise((r) => setTimeout(r, 20000))");
+      kernel.interrupt();
+      expect(await second).toMatchObject({ status: "error", cancelled: true });
+      expect(Date.now() - started).toBeLessThan(10000);
+      expect((await kernel.execute("1 + 1")).outputs[0]).toMatchObject({ data: { "text/plain": "2" } });
+    } finally {
+      await kernel.shutdown();
+    }
+  });
+
   it("cancels a cell waiting on a timer without losing state", async () => {
     const kernel = new JsKernel();
     try {

@@ -30,6 +30,18 @@ describe("PythonKernel.execute", () => {
     expect(seen.map((o) => o.type)).toEqual(["stream", "stream", "stream", "result"]);
   });
 
+  it("cancels a cell interrupted in the same turn as its execute(), before any of it ran", async () => {
+    const kernel = await startKernel();
+    const started = performance.now();
+    const pending = kernel.execute("import time\ntime.sleep(20)\n'finished'");
+    kernel.interrupt();
+    const outcome = await pending;
+    expect(outcome.status).toBe("error");
+    expect(outcome.cancelled).toBe(true);
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expect((await kernel.execute("1 + 1")).outputs).toEqual([{ type: "result", data: { "text/plain": "2" } }]);
+  });
+
   it("runs a cell that starts with a byte-order mark, as Python runs such a file", async () => {
     const kernel = await startKernel();
     const outcome = await kernel.execute("\ufeffx = 41\nx + 1");
