@@ -39,7 +39,9 @@ describe("PythonKernel.execute", () => {
     expect(outcome.status).toBe("error");
     expect(outcome.cancelled).toBe(true);
     expect(performance.now() - started).toBeLessThan(10_000);
-    expect((await kernel.execute("1 + 1")).outputs).toEqual([{ type: "result", data: { "text/plain": "2" } }]);
+    expect((await kernel.execute("1 + 1")).outputs).toEqual([
+      { type: "result", data: { "text/plain": "2" } },
+    ]);
   });
 
   it("runs a cell that starts with a byte-order mark, as Python runs such a file", async () => {
