@@ -17,14 +17,7 @@ import {
 } from "./sink-options.js";
 import { PLAIN_TEXT, smallTextLimit, smallTextResult } from "./sink-short-text.js";
 
-export {
-  DEFAULT_HEAD_BYTES,
-  DEFAULT_MAX_ARTIFACT_BYTES,
-  DEFAULT_SINK_MAX_LINE_CHARS,
-  DEFAULT_TAIL_BYTES,
-  type OutputSinkOptions,
-  type OutputSinkResult,
-};
+export type { OutputSinkOptions, OutputSinkResult } from "./sink-options.js";
 
 /** What a sink continues from an earlier one's {@link OutputSink.cut}. */
 interface ContinuedStream {

@@ -76,12 +76,7 @@ def send_output(frame, hold=False):
     context = cell
     if context.is_running:
         big_values.fit(frame, router.write)  # a full text too big for one frame goes out as stream output first
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except Exception:
-        pass
-    sync_streams()
+    _flush_before_frame()
     if not context.is_running:
         return
     frame["id"] = context.cell_id
@@ -93,22 +88,24 @@ def send_output(frame, hold=False):
 
 def send_plain_result(text, execution_count):
     """send_output() of the result frame {"text/plain": text} (no metadata), held, for a text shorter than
-    frame_encoding.PLAIN_RESULT_MAX_CHARS: the same checks in the same order, the frame formatted directly."""
+    frame_encoding.PLAIN_RESULT_MAX_CHARS: the same steps, the frame formatted directly."""
+    if router.sinks:  # %%capture takes the frame itself
+        send_output({"type": "result", "bundle": {"text/plain": text}, "executionCount": execution_count}, hold=True)
+        return
     context = cell
+    _flush_before_frame()
+    if context.is_running:
+        writer.hold_raw(encode_plain_result(context.cell_id, text, execution_count, context.nonce))
+
+
+def _flush_before_frame():
+    # What the cell printed so far (Python-level and fd-level) goes out before the frame that follows it.
     try:
         sys.stdout.flush()
         sys.stderr.flush()
     except Exception:
         pass
     sync_streams()
-    if not context.is_running:
-        return
-    if router.sinks:
-        frame = {"type": "result", "bundle": {"text/plain": text}, "executionCount": execution_count}
-        frame["id"] = context.cell_id
-        router.sinks[-1].on_output(frame)
-        return
-    writer.hold_raw(encode_plain_result(context.cell_id, text, execution_count, context.nonce))
 
 
 def emit_display(bundle, metadata=None, display_id=None, update=False, kind="display"):
