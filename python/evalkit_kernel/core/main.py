@@ -15,6 +15,7 @@ from ..lifetime import limits
 from ..lifetime import reaper
 from . import state
 from . import stdin_policy
+from . import time_travel
 from ..lifetime import usage
 from ..capture.channel_fds import move_high, reset_blocking
 from ..capture.fd_capture import FdCapture, enlarge_pipe
@@ -26,6 +27,7 @@ from .interrupt_gate import InterruptGate
 from .frame_encoding import encode_done, encode_started
 from .protocol import FrameReader, FrameWriter
 from .request_channel import RequestChannel
+from . import shutdown
 from .shutdown import exit_now, start_parent_watchdog
 from .threads import start_daemon
 
@@ -37,6 +39,7 @@ def main(config=None):
         os.environ.pop(str(name), None)  # set by the host for this process only (malloc tuning)
     limits.apply(config.get("limits"))
     group = bool(config.get("interruptGroup")) and limits.lead_own_group()
+    shutdown.note_kernel_group()
     gate = InterruptGate(signal_group=limits.interrupt_group if group else None)
     trace = _make_trace() if os.environ.get("EVALKIT_PYTHON_IPC_TRACE") == "1" else None
     # High, close-on-exec numbers: a cell that closes low descriptors and opens files cannot take them over.
@@ -75,8 +78,21 @@ def main(config=None):
     gate.has_pending_input = requests.has_pending_input
     state.writer.on_host_request = requests.read_now
     start_parent_watchdog()
+    # With checkpoints, this process stays behind as the root and a fork of it runs the cells (time_travel.py).
+    is_first = time_travel.start_root(requests) if _wants_checkpoints(config) else True
     limits.apply_process_limit(config.get("limits"))  # last: the runner's own threads are not the cell's N
+    if is_first:
+        _announce_ready()
+    _serve(requests, gate)
 
+
+def _wants_checkpoints(config):
+    from ..lifetime import checkpoints
+
+    return bool(config.get("checkpoints")) and checkpoints.is_supported()
+
+
+def _announce_ready():
     state.writer.send(
         {
             "type": "ready",
@@ -86,9 +102,9 @@ def main(config=None):
             "executable": sys.executable,
             "protocol": PROTOCOL_VERSION,
             "cwd": os.getcwd(),
+            "checkpoints": time_travel.is_enabled,
         }
     )
-    _serve(requests, gate)
 
 
 def _serve(requests, gate):
@@ -97,8 +113,15 @@ def _serve(requests, gate):
         request = requests.next_request()
         if request is None:
             exit_now(0, graceful=False)
-        if request.get("type") == "exit":
+        kind = request.get("type")
+        if kind == "exit":
             exit_now(0, graceful=True)
+        if kind in time_travel.REQUEST_TYPES:
+            try:
+                time_travel.handle(request)
+            except time_travel.BecomeLive as live:  # a checkpoint of ours was restored: we are its new runner
+                time_travel.finish_becoming_live(live)
+            continue
         gate.take()
         try:
             _handle_execute(executor, request, requests, gate)

@@ -136,4 +136,8 @@ class RequestChannel(object):
 
 
 def _is_request(frame):
-    return frame.get("type", "execute") in ("execute", "exit")
+    return frame.get("type", "execute") in _REQUEST_TYPES
+
+
+# Served by the main thread between cells: cells, exit, and time travel (core/time_travel.py).
+_REQUEST_TYPES = ("execute", "exit", "checkpoint", "restore", "drop", "checkpoint_info")

@@ -30,18 +30,27 @@ def exit_now(code, graceful):
         process_tree.kill_descendants(spare=guard.guard_pid, is_subreaper=reaper.is_subreaper)
     except BaseException:
         pass
-    if hasattr(os, "getpgrp") and os.getpgrp() == os.getpid():
+    if hasattr(os, "getpgrp") and os.getpgrp() == (kernel_group or os.getpid()):
         # We lead our process group: children the cell started die with us. When the host is gone
         # there is nobody to report to, so the whole group, runner included, is killed outright.
         try:
             if graceful:
                 signal.signal(signal.SIGTERM, signal.SIG_IGN)
-                os.killpg(os.getpid(), signal.SIGTERM)
+                os.killpg(os.getpgrp(), signal.SIGTERM)
             else:
-                os.killpg(os.getpid(), signal.SIGKILL)
+                os.killpg(os.getpgrp(), signal.SIGKILL)
         except OSError:
             pass
     os._exit(code)
+
+
+kernel_group = None  # the group the kernel's first process leads; set at start-up, kept by forked runners
+
+
+def note_kernel_group():
+    global kernel_group
+    if hasattr(os, "getpgrp") and os.getpgrp() == os.getpid():
+        kernel_group = os.getpid()
 
 
 def start_parent_watchdog():

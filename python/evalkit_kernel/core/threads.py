@@ -8,6 +8,7 @@ except ImportError:  # pragma: no cover - CPython always has it
     _thread = None
 import threading
 
+started = 0  # the runner's own threads in this process (what checkpoints/time_travel count as not the user's)
 _BLOCKED = {signal.SIGINT} if hasattr(signal, "SIGINT") else set()
 
 
@@ -17,6 +18,9 @@ def start_daemon(target, name, *args):
     A raw thread, not threading.Thread: start() there waits for the new thread to check in (a GIL ping-pong
     per thread at start-up), and the runner's threads stay out of the user's threading.enumerate().
     """
+
+    global started
+    started += 1
 
     def run():
         if _BLOCKED and hasattr(signal, "pthread_sigmask"):

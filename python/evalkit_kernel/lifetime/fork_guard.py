@@ -14,6 +14,7 @@ import threading
 from ..core import state
 
 _runner_pid = os.getpid()
+suspended = False  # set around the runner's own forks (checkpoints, lifetime/checkpoints.py): not a cell's child
 
 
 def is_forked_child():
@@ -66,7 +67,15 @@ def _send_output_as_text(frame, hold=False):
         _write_fd(1, (text + "\n").encode("utf-8", "replace"))
 
 
+def adopt_current_process():
+    """This process is the live runner now (a restored checkpoint): it speaks the protocol."""
+    global _runner_pid
+    _runner_pid = os.getpid()
+
+
 def _after_fork_in_child():
+    if suspended:
+        return
     writer = state.writer
     if writer is not None:
         writer.broken = True  # never a frame: it could interleave with the parent's frames mid-line

@@ -1,0 +1,325 @@
+"""Checkpoints as parked copy-on-write forks of the runner: their sockets, the parked loop, memory and limits.
+
+A checkpoint is a child the live runner forks between cells. It holds the interpreter's state in pages it
+shares with the runner until either writes them, and waits, parked, on a Unix socket of its own (Linux
+abstract namespace: no file to clean up; peers of another user are refused). Asked to `spawn`, it forks twice:
+the grandchild is a new live runner with the checkpoint's state, the middle process exits at once, so the new
+runner is adopted by the nearest child subreaper (the root, see core/time_travel.py) and the checkpoint stays
+as it was, ready to be restored again. Nothing here speaks the protocol; the live side does (core/time_travel).
+"""
+
+import gc
+import json
+import os
+import socket
+import struct
+import sys
+import threading
+import _signal as signal
+
+token = None  # per kernel, made by the root at start-up: names this kernel's sockets
+_SO_PEERCRED = getattr(socket, "SO_PEERCRED", 17)
+_CALL_TIMEOUT = 10.0
+checkpoint_pids = set()  # checkpoints this process forked: never "a child process of the cell"
+
+
+def is_supported():
+    return sys.platform.startswith("linux") and hasattr(os, "fork") and hasattr(socket, "AF_UNIX")
+
+
+def make_token():
+    global token
+    token = os.urandom(8).hex()
+    return token
+
+
+def address(name):
+    """The abstract socket of checkpoint `name` (None: the root, which holds the fresh interpreter)."""
+    if name is None:
+        return "\0evalkit-%s-root" % token
+    import hashlib
+
+    return "\0evalkit-%s-%s" % (token, hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:40])
+
+
+def listen(name):
+    """A listening socket for `name`; raises FileExistsError when a live checkpoint already has it."""
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.bind(address(name))
+    except OSError as exc:
+        sock.close()
+        if exc.errno == 98:  # EADDRINUSE
+            raise FileExistsError(name)
+        raise
+    sock.listen(8)
+    return sock
+
+
+def ask(name, command, timeout=_CALL_TIMEOUT):
+    """Sends one command line to checkpoint `name` and returns its one-line JSON answer (None: no answer)."""
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.settimeout(timeout)
+    try:
+        try:
+            sock.connect(address(name))
+        except (ConnectionRefusedError, FileNotFoundError):
+            raise LookupError(name)
+        sock.sendall((command + "\n").encode("ascii"))
+        data = b""
+        while not data.endswith(b"\n"):
+            chunk = sock.recv(4096)
+            if not chunk:
+                break
+            data += chunk
+    finally:
+        sock.close()
+    if not data.strip():
+        return None
+    return json.loads(data.decode("utf-8"))
+
+
+def reply(conn, value):
+    try:
+        conn.sendall((json.dumps(value) + "\n").encode("utf-8"))
+    except OSError:
+        pass
+
+
+def private_bytes(pid="self"):
+    """Memory only this process holds (Private_Clean + Private_Dirty: its USS), from smaps_rollup."""
+    total = 0
+    try:
+        with open("/proc/%s/smaps_rollup" % pid, "rb") as handle:
+            for line in handle:
+                if line.startswith(b"Private_"):
+                    total += int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return total
+
+
+class BecomeLive(BaseException):
+    """Raised in a freshly spawned copy: unwinds the parked stack up to the request loop, which serves from then on.
+
+    `conn` (when set) gets the new runner's pid; `announce` (when set) is a frame to send once it is live.
+    """
+
+    def __init__(self, conn=None, announce=None):
+        BaseException.__init__(self)
+        self.conn = conn
+        self.announce = announce
+
+
+def fork_checkpoint(name, runner_threads):
+    """Fork a parked checkpoint of this process; returns (its pid, what a restore will not carry)."""
+    limits = describe_limits(runner_threads)
+    listener = listen(name)
+    save_random()
+    pid = fork_quietly()
+    if pid == 0:
+        _run_child(lambda: park(listener))
+    listener.close()
+    checkpoint_pids.add(pid)
+    return pid, limits
+
+
+def _run_child(body):
+    """A forked child runs body and exits, unless it became a live runner (BecomeLive goes up the stack)."""
+    try:
+        body()
+    except BecomeLive:
+        raise
+    except BaseException:
+        pass
+    os._exit(0)
+
+
+def fork_quietly():
+    """os.fork() without the fork guard's child hook: this child is the runner's, not a cell's."""
+    from . import fork_guard
+
+    fork_guard.suspended = True
+    try:
+        return os.fork()
+    finally:
+        fork_guard.suspended = False
+
+
+def park(listener):
+    """The checkpoint's life: answer `info`, `drop` and `spawn` until dropped or killed with the kernel."""
+    _quiet_signals()
+    gc.disable()  # a collection would write to every object's page: the checkpoint must touch nothing
+    while True:
+        try:
+            conn, _ = listener.accept()
+        except OSError:
+            continue
+        command = _read_command(conn)
+        if command == "info":
+            reply(conn, {"pid": os.getpid(), "privateBytes": private_bytes()})
+        elif command == "drop":
+            reply(conn, {"ok": True})
+            os._exit(0)
+        elif command == "spawn":
+            spawn_runner(conn, listener)
+        conn.close()
+
+
+def spawn_runner(conn, listener, announce=None):
+    """Fork twice; in the grandchild (a live runner to be) raise BecomeLive; the middle process exits at once.
+
+    The grandchild is then nobody's child but the nearest child subreaper's (the root's, in the end), so this
+    process never has to wait for it, and its death reaches the root, which reports it.
+    """
+    middle = fork_quietly()
+    if middle == 0:
+
+        def grandchild():
+            if fork_quietly() == 0:
+                listener.close()
+                gc.enable()
+                restore_random()
+                raise BecomeLive(conn, announce)
+
+        _run_child(grandchild)
+    while True:
+        try:
+            os.waitpid(middle, 0)
+            break
+        except InterruptedError:
+            continue
+        except ChildProcessError:
+            break
+
+
+def _read_command(conn):
+    conn.settimeout(_CALL_TIMEOUT)
+    try:
+        pid, uid, _ = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, _SO_PEERCRED, struct.calcsize("3i")))
+        if uid != os.getuid():
+            return None  # another user's process: abstract sockets have no file permissions to stop it
+        data = b""
+        while not data.endswith(b"\n") and len(data) < 4096:
+            chunk = conn.recv(4096)
+            if not chunk:
+                break
+            data += chunk
+        return data.decode("ascii", "replace").strip()
+    except (OSError, ValueError, struct.error):
+        return None
+
+
+def _quiet_signals():
+    for name in ("SIGINT", "SIGPIPE"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), signal.SIG_IGN)
+
+
+_random_state = None
+
+
+def save_random():
+    """random reseeds itself in every forked child (os.register_at_fork): keep its state to put back."""
+    global _random_state
+    module = sys.modules.get("random")
+    _random_state = module.getstate() if module is not None else None
+
+
+def restore_random():
+    module = sys.modules.get("random")
+    if module is not None and _random_state is not None:
+        module.setstate(_random_state)
+
+
+def describe_limits(runner_threads):
+    """What a restore of a checkpoint taken now cannot bring back, in words (empty: nothing detected)."""
+    notes = []
+    main = threading.main_thread()
+    dummy = getattr(threading, "_DummyThread", ())
+    users = [t.name for t in threading.enumerate() if t is not main and t.is_alive() and not isinstance(t, dummy)]
+    if users:
+        notes.append("running threads are not copied (%s): they will not run in the restored state" % ", ".join(users[:5]))
+    try:
+        tasks = len(os.listdir("/proc/self/task"))
+    except OSError:
+        tasks = 0
+    native = tasks - 1 - runner_threads - len(users)
+    if native > 0:
+        notes.append("%d thread(s) started by native code (a BLAS or I/O pool?) will not run in the restored state" % native)
+    children = [pid for pid in _children() if pid not in checkpoint_pids and not _is_guard(pid)]
+    if children:
+        notes.append(
+            "child processes are not copied (pid %s): the restored state will not have them"
+            % ", ".join(str(p) for p in children[:5])
+        )
+    sockets = _count_sockets()
+    if sockets:
+        notes.append("%d open socket(s) are shared with the checkpoint, not copied: their peers move on" % sockets)
+    torch = sys.modules.get("torch")
+    try:
+        if torch is not None and torch.cuda.is_initialized():
+            notes.append("a CUDA context cannot be copied: GPU tensors are not usable after a restore")
+    except Exception:
+        pass
+    return notes
+
+
+def _is_guard(pid):
+    from . import guard
+
+    return pid == guard.guard_pid
+
+
+def _children():
+    pids = []
+    try:
+        for task in os.listdir("/proc/self/task"):
+            with open("/proc/self/task/%s/children" % task, "rb") as handle:
+                pids.extend(int(p) for p in handle.read().split())
+    except (OSError, ValueError):
+        pass
+    return [pid for pid in pids if not _is_zombie(pid)]
+
+
+def _is_zombie(pid):
+    try:
+        with open("/proc/%d/stat" % pid, "rb") as handle:
+            stat = handle.read()
+        return stat[stat.rfind(b")") + 2:stat.rfind(b")") + 3] == b"Z"
+    except OSError:
+        return True
+
+
+def _count_sockets():
+    count = 0
+    try:
+        names = os.listdir("/proc/self/fd")
+    except OSError:
+        return 0
+    for name in names:
+        try:
+            if os.readlink("/proc/self/fd/" + name).startswith("socket:"):
+                count += 1
+        except OSError:
+            pass
+    return count
+
+
+def reap_children():
+    """Every exited child of this process, as (pid, exit code or None, signal or None), without blocking."""
+    ended = []
+    while True:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            break
+        except InterruptedError:
+            continue
+        if pid == 0:
+            break
+        if os.WIFSIGNALED(status):
+            ended.append((pid, None, os.WTERMSIG(status)))
+        else:
+            ended.append((pid, os.WEXITSTATUS(status) if os.WIFEXITED(status) else None, None))
+    return ended
