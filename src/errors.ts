@@ -22,6 +22,9 @@ export type EvalkitErrorCode =
   | "DISPOSED"
   | "SESSION_BUSY"
   | "JOB_NOT_FOUND"
+  | "CHECKPOINTS_UNSUPPORTED"
+  | "CHECKPOINT_NOT_FOUND"
+  | "CHECKPOINT_FAILED"
   | "INTERNAL";
 
 /** Extra facts attached to an error (exit code, stderr tail, offending field...). */

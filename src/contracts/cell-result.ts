@@ -58,4 +58,34 @@ export interface EvalDetails {
   cells: CellResult[];
   /** Present on every return of a job: a call that used `yieldAfter` and did not end in time, and `{ job }` calls. */
   job?: EvalJobInfo;
+  /** Present when the call took, restored or undid a checkpoint (docs/checkpoints.md). */
+  checkpoints?: CheckpointDetails;
+}
+
+/** One checkpoint of a session's Python kernel. */
+export interface CheckpointSummary {
+  name: string;
+  /** Taken automatically for undo (dropped first by the budget; a named one never silently). */
+  auto: boolean;
+  /** Date.now() when it was taken. */
+  takenAt: number;
+  /** Memory only this checkpoint holds (its USS: about the pages changed since it was taken). */
+  privateBytes?: number;
+  /** What a restore of it will not carry (threads, child processes, sockets...). */
+  limits: string[];
+}
+
+/** What a call's time travel did, and the session's checkpoints afterwards. */
+export interface CheckpointDetails {
+  /** The checkpoint this call took (after its cells ended ok). */
+  taken?: string;
+  /** The checkpoint this call restored (before its cells); `{undo}` names the automatic one it used. */
+  restored?: string;
+  /** Every checkpoint of the session's Python kernel, oldest first. */
+  checkpoints: CheckpointSummary[];
+  /** Memory the kernel's root (the fresh interpreter every runner forks from) holds on its own. */
+  rootPrivateBytes?: number;
+  notices: string[];
+  /** Why the step failed (the call's cells then did not run, or ran without their checkpoint). */
+  error?: { code: string; message: string };
 }

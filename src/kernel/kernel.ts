@@ -62,8 +62,41 @@ export interface KernelExit {
   outOfMemory?: boolean;
 }
 
+/** A checkpoint the kernel took: what a restore of it will not carry (docs/checkpoints.md). */
+export interface CheckpointTaken {
+  /** Process id of the parked copy (inside the sandbox's PID namespace when sandboxed). */
+  pid: number;
+  /** Things running at the checkpoint that a restore cannot bring back (threads, children, sockets...). */
+  limits: string[];
+}
+
+/** Memory one checkpoint holds on its own (its USS); `name` null is the kernel's root (the fresh interpreter). */
+export interface CheckpointMemory {
+  name: string | null;
+  pid?: number;
+  privateBytes?: number;
+  /** The checkpoint is gone (dropped, or killed from outside). */
+  missing?: boolean;
+}
+
+/** Time travel on a kernel that supports it (a local Python kernel started with checkpoints). */
+export interface KernelCheckpoints {
+  /** True while the live interpreter is gone but the kernel's checkpoints (and fresh root) still are. */
+  readonly isRestorable: boolean;
+  /** Forks a parked copy of the interpreter's state under `name`, between cells. */
+  take(name: string): Promise<CheckpointTaken>;
+  /** Makes a copy of checkpoint `name` the live interpreter (`null`: a fresh interpreter); the checkpoint stays. */
+  restore(name: string | null): Promise<void>;
+  /** Ends checkpoint `name` (no error when it is already gone). */
+  drop(name: string): Promise<void>;
+  /** The private memory of each named checkpoint and of the root. */
+  describe(names: string[]): Promise<CheckpointMemory[]>;
+}
+
 /** One retained interpreter. */
 export interface Kernel {
+  /** Present when the kernel can take checkpoints (docs/checkpoints.md). */
+  readonly checkpoints?: KernelCheckpoints | undefined;
   readonly language: CellLanguage;
   readonly isAlive: boolean;
   start(): Promise<void>;

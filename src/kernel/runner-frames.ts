@@ -13,6 +13,8 @@ export interface ReadyFrame {
   executable: string;
   protocol: number;
   cwd: string;
+  /** The runner can take checkpoints (docs/checkpoints.md). */
+  checkpoints?: boolean;
 }
 
 export type RunnerFrame =
@@ -104,6 +106,7 @@ export function decodeRunnerFrame(line: string): RunnerFrame {
         executable: String(frame.executable ?? ""),
         protocol: Number(frame.protocol),
         cwd: String(frame.cwd ?? ""),
+        ...(frame.checkpoints === true ? { checkpoints: true } : {}),
       };
     case "started":
       return { type: "started", id: str(frame, "id", line) };

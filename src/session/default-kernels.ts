@@ -77,6 +77,7 @@ export const createDefaultKernel: KernelFactory = (spec: KernelSpec): Kernel => 
     ...(spec.launcher && spec.launcher.length > 0 ? { launcher: spec.launcher } : {}),
     ...(spec.sandbox ? { sandbox: spec.sandbox } : {}),
     ...(spec.limits ? { limits: spec.limits } : {}),
+    ...(spec.checkpoints === true ? { checkpoints: true } : {}),
   });
 };
 

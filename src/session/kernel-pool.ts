@@ -144,7 +144,8 @@ export class KernelPool {
   private checkHeartbeat(): void {
     for (const entry of this.entries.values()) {
       const kernel = entry.kernel;
-      if (!kernel || entry.useCount > 0 || kernel.isAlive) continue;
+      // An interpreter that died while its checkpoints live is brought back by the next call (docs/checkpoints.md).
+      if (!kernel || entry.useCount > 0 || kernel.isAlive || kernel.checkpoints?.isRestorable) continue;
       this.markLost(entry, "previous kernel was found dead by the heartbeat");
       this.clearIdleTimer(entry);
     }

@@ -18,6 +18,7 @@ export interface SpecSettings {
   interruptGraceMs: number;
   sandbox: SessionManagerOptions["sandbox"];
   limits: SessionManagerOptions["limits"];
+  checkpoints?: boolean;
 }
 
 /** Describes the kernel a (language, session, cwd) needs, without re-resolving Python for every cell. */
@@ -86,6 +87,7 @@ export class KernelSpecCache {
       interruptGraceMs: this.options.interruptGraceMs,
       ...(this.options.sandbox ? { sandbox: this.options.sandbox } : {}),
       ...(this.options.limits ? { limits: this.options.limits } : {}),
+      ...(this.options.checkpoints === true && language === "py" ? { checkpoints: true } : {}),
     };
   }
 

@@ -3,6 +3,7 @@ import type { CellLanguage } from "../contracts/cell-result.js";
 import { EvalkitError, isEvalkitError } from "../errors.js";
 import type { Kernel } from "../kernel/kernel.js";
 import type { HostBridge } from "./bridge-handlers.js";
+import { type CheckpointBook, type CheckpointOptions, checkpointBookOf } from "./checkpoint-book.js";
 import { cancelledByDispose, cancelledWhileQueued } from "./cell-outcome.js";
 import { runCell } from "./cell-runner.js";
 import type { ConcurrencyLimiter } from "./concurrency-limiter.js";
@@ -40,6 +41,8 @@ export interface SessionCallContext {
   createKernel: (spec: KernelSpec) => Kernel;
   /** Per-call kernels register here so `dispose()` can reach them. */
   trackOwnKernel: (kernel: Kernel) => () => void;
+  /** Checkpoint settings (docs/checkpoints.md); undefined: kernels start without checkpoints. */
+  checkpoints?: CheckpointOptions | undefined;
 }
 
 interface Lease {
@@ -63,6 +66,8 @@ export class SessionCall {
   private tail: Promise<unknown> = Promise.resolve();
   private callSignals: AbortSignal[] | undefined;
   private isClosed = false;
+  /** The automatic undo checkpoint of this call was taken (or was not due). */
+  private isUndoPointTaken = false;
 
   constructor(private readonly context: SessionCallContext) {}
 
@@ -131,16 +136,8 @@ export class SessionCall {
         : [context.callSignal, request.signal].filter((s): s is AbortSignal => s !== undefined);
     const timeoutSec = clampTimeoutSec(request.timeoutSec, context.maxTimeoutSec, context.defaultTimeoutSec);
 
-    if (context.mode === "session" && !this.releaseQueue) this.releaseQueue = context.queue.tryAcquire();
-    if (context.mode === "session" && !this.releaseQueue) {
-      const wait = linkSignals([...signals, context.disposeSignal]);
-      try {
-        this.releaseQueue = await context.queue.acquire(wait.signal);
-      } catch {
-        return context.disposeSignal.aborted ? cancelledByDispose() : cancelledWhileQueued();
-      } finally {
-        wait.unlink();
-      }
+    if (!(await this.holdQueue(signals))) {
+      return context.disposeSignal.aborted ? cancelledByDispose() : cancelledWhileQueued();
     }
 
     const notices: string[] = [];
@@ -155,6 +152,7 @@ export class SessionCall {
         throw err;
       }
       shouldReset = false;
+      await this.takeUndoPoint(language, lease.kernel, notices);
       const run = await runCell({
         kernel: lease.kernel,
         code: request.code,
@@ -178,7 +176,9 @@ export class SessionCall {
       }
       this.failures?.set(language, 0);
       const { outcome } = run;
-      if (run.isKernelLost) {
+      if (run.isKernelLost && (await this.recoverInterpreter(lease.kernel, outcome.notices))) {
+        // The kernel lives on: its checkpoints survived the interpreter (docs/checkpoints.md).
+      } else if (run.isKernelLost) {
         const reason =
           outcome.status === "killed"
             ? "previous kernel was killed after it ignored an interrupt"
@@ -187,6 +187,74 @@ export class SessionCall {
       }
       if (notices.length > 0) outcome.notices = [...notices, ...outcome.notices];
       return outcome;
+    }
+  }
+
+  /** Holds the session's queue for the rest of the call; false when a signal ended the wait. */
+  private async holdQueue(signals: AbortSignal[]): Promise<boolean> {
+    const { context } = this;
+    if (context.mode === "session" && !this.releaseQueue) this.releaseQueue = context.queue.tryAcquire();
+    if (context.mode === "session" && !this.releaseQueue) {
+      const wait = linkSignals([...signals, context.disposeSignal]);
+      try {
+        this.releaseQueue = await context.queue.acquire(wait.signal);
+      } catch {
+        return false;
+      } finally {
+        wait.unlink();
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Runs `step` on the checkpoints of the session's Python kernel (started when there is none), in this call's
+   * order. Throws CHECKPOINTS_UNSUPPORTED when the kernel cannot take them (docs/checkpoints.md).
+   */
+  withCheckpoints<T>(step: (book: CheckpointBook, notices: string[]) => Promise<T>): Promise<T> {
+    if (this.isClosed)
+      return Promise.reject(new EvalkitError("KERNEL_CLOSED", "this session call is closed"));
+    const result = this.tail.then(async () => {
+      const { context } = this;
+      if (context.disposeSignal.aborted) throw new EvalkitError("DISPOSED", "the session manager was disposed");
+      if (context.checkpoints === undefined) {
+        throw new EvalkitError(
+          "CHECKPOINTS_UNSUPPORTED",
+          "checkpoints are off: create the tool (or session manager) with the `checkpoints` option",
+        );
+      }
+      const signals = context.callSignal ? [context.callSignal] : [];
+      if (!(await this.holdQueue(signals))) throw new EvalkitError("ABORTED", "the call was cancelled");
+      const notices: string[] = [];
+      const lease = await this.acquireKernel("py", false, notices);
+      return step(checkpointBookOf(lease.kernel, context.checkpoints), notices);
+    });
+    this.tail = result.catch(() => undefined);
+    return result;
+  }
+
+  /** Before the first Python cell of a call: the automatic checkpoint `{undo: true}` returns to. */
+  private async takeUndoPoint(language: CellLanguage, kernel: Kernel, notices: string[]): Promise<void> {
+    const options = this.context.checkpoints;
+    if (this.isUndoPointTaken || language !== "py" || !options?.undo || kernel.checkpoints === undefined) return;
+    this.isUndoPointTaken = true;
+    try {
+      await checkpointBookOf(kernel, options).takeAutomatic(notices);
+    } catch (err) {
+      notices.push(`no undo point for this call: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  /** The interpreter died but its kernel's checkpoints live: a fresh or restored interpreter takes its place. */
+  private async recoverInterpreter(kernel: Kernel, notices: string[]): Promise<boolean> {
+    const options = this.context.checkpoints;
+    if (options === undefined || kernel.checkpoints?.isRestorable !== true) return false;
+    try {
+      notices.push(...(await checkpointBookOf(kernel, options).recover()));
+      return kernel.isAlive;
+    } catch (err) {
+      notices.push(`the checkpoints could not be used: ${err instanceof Error ? err.message : String(err)}`);
+      return false;
     }
   }
 
@@ -228,7 +296,7 @@ export class SessionCall {
           "directory shares it, so their earlier state is gone too",
       );
     }
-    if (entry.kernel && !entry.kernel.isAlive) {
+    if (entry.kernel && !entry.kernel.isAlive && !(await this.recoverInterpreter(entry.kernel, notices))) {
       context.pool.markLost(entry, "previous kernel exited");
     }
     if (!entry.kernel) {

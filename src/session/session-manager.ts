@@ -60,6 +60,7 @@ export class SessionManager {
   private readonly defaultTimeoutSec: number;
   private readonly maxTimeoutSec: number;
   private readonly crashLoopThreshold: number;
+  private readonly checkpoints: SessionManagerOptions["checkpoints"];
   private disposing: Promise<void> | undefined;
   /** Per-call kernels register here so `dispose()` can reach them (one function for every call). */
   private readonly trackOwnKernel = (kernel: Kernel): (() => void) => {
@@ -85,7 +86,9 @@ export class SessionManager {
       interruptGraceMs: this.interruptGraceMs,
       sandbox: options.sandbox,
       limits: options.limits,
+      checkpoints: options.checkpoints !== undefined,
     });
+    this.checkpoints = options.checkpoints;
     this.bridge = new HostBridge(options.bridge);
     this.pool = new KernelPool({
       maxKernels: options.maxKernels ?? DEFAULT_MAX_KERNELS,
@@ -164,6 +167,7 @@ export class SessionManager {
       describeSpecNow: (language) => this.specs.describeSpecNow(language, sessionId, cwd),
       createKernel: this.createKernel,
       trackOwnKernel: this.trackOwnKernel,
+      checkpoints: this.checkpoints,
     });
     return call;
   }

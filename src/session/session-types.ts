@@ -3,6 +3,7 @@ import type { CellLanguage, CellStatus, CellUsage } from "../contracts/cell-resu
 import type { CellErrorInfo, KernelOutput } from "../contracts/outputs.js";
 import type { Kernel, KernelExit } from "../kernel/kernel.js";
 import type { ResolvedSandbox, ResourceLimits } from "../runtime/sandbox-types.js";
+import type { CheckpointOptions } from "./checkpoint-book.js";
 import type { HostBridgeHandlers } from "./bridge-handlers.js";
 
 /** `session`: kernels retained per key; `per-call`: a fresh kernel per call, shut down after it. */
@@ -32,6 +33,8 @@ export interface KernelSpec {
   sandbox?: ResolvedSandbox | undefined;
   /** Resource limits of the kernel process. */
   limits?: ResourceLimits | undefined;
+  /** Start Python kernels able to take checkpoints (docs/checkpoints.md). */
+  checkpoints?: boolean | undefined;
 }
 
 /** Builds a kernel; the manager calls `start()` on it. */
@@ -83,6 +86,8 @@ export interface SessionManagerOptions {
   crashLoopThreshold?: number;
   /** Handlers for calls from cells into the host (`agent()`, `completion()`, `tool.x()`). */
   bridge?: HostBridgeHandlers;
+  /** Python kernels that can take checkpoints, undo and survive a crash of the interpreter (docs/checkpoints.md). */
+  checkpoints?: CheckpointOptions;
 }
 
 /** Opens a call: a sequence of cells that run back to back without other calls interleaving. */

@@ -51,6 +51,15 @@ export const sessionSchemas = lazySchema(() => {
       maxTimeoutSec: z.number().finite().min(1).optional(),
       crashLoopThreshold: z.number().int().min(1).optional(),
       bridge: bridge.optional(),
+      checkpoints: z
+        .object({
+          undo: z.number().int().min(0).max(1000).optional(),
+          maxCount: z.number().int().min(1).optional(),
+          maxBytes: z.number().int().positive().optional(),
+          restoreOnCrash: z.boolean().optional(),
+        })
+        .strict()
+        .optional(),
     })
     .loose();
 

@@ -1,6 +1,6 @@
 // createEvalTool: the framework-agnostic eval tool (schema, description, exclusive execute, dispose).
-import type { CellLanguage } from "../contracts/cell-result.js";
-import { EvalkitError } from "../errors.js";
+import type { CellLanguage, CheckpointDetails } from "../contracts/cell-result.js";
+import { EvalkitError, type EvalkitErrorCode } from "../errors.js";
 import { type ArtifactStore, createArtifactStore } from "../output/artifact-store.js";
 import { createRedactor } from "../output/redact.js";
 import { collectSecretValues, type SecretValue } from "../runtime/env-filter.js";
@@ -66,6 +66,15 @@ export interface EvalTool {
    * for the call to report. `evalkit mcp` does this while the client initializes.
    */
   warm(): Promise<void>;
+  /**
+   * Takes a checkpoint of the session's Python state under `name` (docs/checkpoints.md); resolves to the session's
+   * checkpoints, throws EvalkitError (CHECKPOINTS_UNSUPPORTED, CHECKPOINT_FAILED...) when it cannot.
+   */
+  checkpoint(name: string): Promise<CheckpointDetails>;
+  /** Rolls the session's Python state back to checkpoint `name` (which stays); throws CHECKPOINT_NOT_FOUND. */
+  restore(name: string): Promise<CheckpointDetails>;
+  /** Back to the state before the last call that ran cells (needs `checkpoints` with `undo` levels). */
+  undo(): Promise<CheckpointDetails>;
   /** Cancels what runs and shuts down every kernel this tool started. */
   dispose(): Promise<void>;
 }
@@ -222,6 +231,9 @@ export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
       return getZodSchema();
     },
     execute,
+    checkpoint: (name) => travel(execute, { checkpoint: name }),
+    restore: (name) => travel(execute, { restore: name }),
+    undo: () => travel(execute, { undo: true }),
     checkBackends: () => backends.status(),
     async warm() {
       if (isDisposed || manager.mode !== "session") return;
@@ -278,7 +290,22 @@ function buildManagerOptions(config: ResolvedToolOptions): SessionManagerOptions
   if (config.createKernel !== undefined) options.createKernel = config.createKernel;
   if (config.sandbox !== undefined) options.sandbox = config.sandbox;
   if (config.limits !== undefined) options.limits = config.limits;
+  if (config.checkpoints !== undefined) options.checkpoints = config.checkpoints;
   return options;
+}
+
+/** The library's time travel: one call without cells, its report, or its error thrown. */
+async function travel(
+  execute: (input: unknown) => Promise<EvalToolResult>,
+  input: Record<string, unknown>,
+): Promise<CheckpointDetails> {
+  const { details } = await execute(input);
+  const report = details.checkpoints;
+  if (report === undefined) throw new EvalkitError("INTERNAL", "the call made no checkpoint report");
+  if (report.error) {
+    throw new EvalkitError(report.error.code as EvalkitErrorCode, report.error.message, { checkpoints: report });
+  }
+  return report;
 }
 
 function cancelledBeforeStart(

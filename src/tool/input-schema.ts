@@ -31,7 +31,16 @@ export interface EvalInput {
   reset?: boolean;
   /** Seconds (clamped to 0..maxTimeout): return with a job handle if cells still run then (docs/tool.md, Jobs). */
   yieldAfter?: number;
+  /** Take a checkpoint of the session's Python kernel under this name, after the cells (if any) end ok. */
+  checkpoint?: string;
+  /** Roll the session's Python kernel back to this checkpoint before the cells (if any). */
+  restore?: string;
+  /** Roll back to the state before the last call that ran cells (automatic checkpoints), before the cells. */
+  undo?: boolean;
 }
+
+/** Longest checkpoint name. */
+export const MAX_CHECKPOINT_NAME_CHARS = 200;
 
 /** A call on a running job: collect its new output (waiting up to `wait` s), or cancel it. */
 export interface EvalJobInput {
@@ -44,6 +53,11 @@ export interface EvalJobInput {
 
 /** Either kind of eval call. */
 export type EvalRequest = EvalInput | EvalJobInput;
+
+/** True when the call takes, restores or undoes a checkpoint. */
+export function hasTimeTravel(input: EvalInput): boolean {
+  return input.checkpoint !== undefined || input.restore !== undefined || input.undo === true;
+}
 
 /** True for `{ job, wait?, cancel? }`. */
 export function isJobInput(request: EvalRequest): request is EvalJobInput {
@@ -104,6 +118,12 @@ export function createEvalInputSchema(options: EvalInputSchemaOptions = {}) {
       .describe("Restart this cell's interpreter (fresh state) before the cell runs."),
   });
 
+  const checkpointName = z
+    .string()
+    .min(1)
+    .max(MAX_CHECKPOINT_NAME_CHARS)
+    .regex(/^[^\x00-\x1f\x7f]+$/, "expected a name without control characters");
+
   const seconds = (what: string) =>
     z
       .number()
@@ -137,18 +157,36 @@ export function createEvalInputSchema(options: EvalInputSchemaOptions = {}) {
         .describe("A job id from details.job: collect the output the job produced since the last return."),
       wait: seconds("With job: seconds to wait for the job to end before returning (default 0)"),
       cancel: z.boolean().optional().describe("With job: interrupt the job's cells and return its result."),
+      checkpoint: checkpointName
+        .optional()
+        .describe(
+          "Take a checkpoint of the Python state under this name (after the call's cells, if they all end ok).",
+        ),
+      restore: checkpointName
+        .optional()
+        .describe("Roll the Python state back to this checkpoint (before the call's cells, if any)."),
+      undo: z
+        .literal(true)
+        .optional()
+        .describe("Roll the Python state back to before the last call that ran cells (before this call's cells)."),
     })
     .superRefine((data, ctx) => {
       const issue = (path: string, message: string) =>
         ctx.addIssue({ code: "custom", path: [path], message });
       if (data.job === undefined) {
-        if (data.cells === undefined) issue("cells", "expected an array, got nothing");
+        const isTimeTravel =
+          data.checkpoint !== undefined || data.restore !== undefined || data.undo !== undefined;
+        if (data.cells === undefined && !isTimeTravel) issue("cells", "expected an array, got nothing");
+        if (data.restore !== undefined && data.undo !== undefined)
+          issue("undo", "not allowed with restore (both roll the state back; pick one)");
+        if (data.cells === undefined && data.yieldAfter !== undefined)
+          issue("yieldAfter", "only allowed with cells");
         if (data.wait !== undefined) issue("wait", "only allowed with job (a job handle from details.job)");
         if (data.cancel !== undefined)
           issue("cancel", "only allowed with job (a job handle from details.job)");
         return;
       }
-      for (const key of ["cells", "timeout", "reset", "yieldAfter"] as const) {
+      for (const key of ["cells", "timeout", "reset", "yieldAfter", "checkpoint", "restore", "undo"] as const) {
         if (data[key] !== undefined) issue(key, "not allowed with job (a job call only collects or cancels)");
       }
       if (data.cancel === true && data.wait !== undefined)
@@ -281,5 +319,8 @@ function stripUndefined(data: z.output<EvalInputSchema>): EvalRequest {
   if (data.timeout !== undefined) input.timeout = data.timeout;
   if (data.reset !== undefined) input.reset = data.reset;
   if (data.yieldAfter !== undefined) input.yieldAfter = data.yieldAfter;
+  if (data.checkpoint !== undefined) input.checkpoint = data.checkpoint;
+  if (data.restore !== undefined) input.restore = data.restore;
+  if (data.undo === true) input.undo = true;
   return input;
 }

@@ -10,8 +10,10 @@ import type { SessionCellOutcome, SessionCellRequest } from "../session/session-
 import type { BackendSelector } from "./backends.js";
 import { CellCollector } from "./cell-collector.js";
 import { boundErrorInfo } from "./details-redaction.js";
+import type { CheckpointDetails } from "../contracts/cell-result.js";
 import type { EvalInput } from "./input-schema.js";
 import { buildCellContent, type EvalContent } from "./result-content.js";
+import { checkpointNotTaken, describeCheckpoints, rollBack, takeCheckpoint } from "./time-travel-call.js";
 import type { EvalOutputOptions } from "./tool-options.js";
 
 /** What `onUpdate` receives while a call runs: finished cells plus the running cell's text so far. */
@@ -82,7 +84,15 @@ export async function runEvalCall(ctx: RunCallContext): Promise<EvalToolResult> 
   const resetDone = input.reset === true ? new Set<CellLanguage>() : undefined;
   let call: SessionCall | undefined;
   let stopReason: string | undefined;
+  let travel: CheckpointDetails | undefined;
   try {
+    if (input.restore !== undefined || input.undo === true) {
+      travel = await openAndRun(ctx, (opened) => {
+        call = opened;
+        return rollBack(opened, input);
+      });
+      if (travel.error) stopReason = `not run: the ${input.undo ? "undo" : "restore"} failed`;
+    }
     for (let index = 0; index < input.cells.length; index++) {
       const cell = input.cells[index]!;
       if (stopReason !== undefined) {
@@ -191,11 +201,55 @@ export async function runEvalCall(ctx: RunCallContext): Promise<EvalToolResult> 
       }
       emit(ctx, cells, contents);
     }
+    const name = input.checkpoint;
+    if (name !== undefined && stopReason === undefined) {
+      const taken = await openAndRun(ctx, (opened) => {
+        call = opened;
+        return takeCheckpoint(opened, name);
+      });
+      travel = travel ? mergeTravel(travel, taken) : taken;
+    } else if (name !== undefined) {
+      travel = travel ? mergeTravel(travel, checkpointNotTaken(name)) : checkpointNotTaken(name);
+    }
   } finally {
     await call?.close();
   }
   const details: EvalDetails = { ok: cells.every((c) => c.status === "ok"), cells };
-  return { content: contents.flat(), details };
+  const content = contents.flat();
+  if (travel !== undefined) {
+    details.checkpoints = travel;
+    if (travel.error) details.ok = false;
+    content.push({ type: "text", text: ctx.redact(describeCheckpoints(travel)) });
+  }
+  return { content, details };
+
+  function openAndRun(
+    context: RunCallContext,
+    run: (opened: SessionCall) => Promise<CheckpointDetails>,
+  ): Promise<CheckpointDetails> {
+    try {
+      return run(call ?? context.openCall());
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      const code = err instanceof EvalkitError ? err.code : "INTERNAL";
+      return Promise.resolve({ checkpoints: [], notices: [], error: { code, message } });
+    }
+  }
+}
+
+/** A call that restored and then took a checkpoint: one report of both. */
+function mergeTravel(before: CheckpointDetails, after: CheckpointDetails): CheckpointDetails {
+  const merged: CheckpointDetails = {
+    ...before,
+    ...after,
+    notices: [...before.notices, ...after.notices],
+    checkpoints: after.error ? before.checkpoints : after.checkpoints,
+  };
+  if (before.restored !== undefined) merged.restored = before.restored;
+  const error = after.error ?? before.error;
+  if (error) merged.error = error;
+  else delete merged.error;
+  return merged;
 }
 
 function emitOutput(ctx: RunCallContext, index: number, output: CellOutput): void {

@@ -6,6 +6,7 @@ import type { CellLanguage } from "../contracts/cell-result.js";
 import { lazySchema, PARSE_ONCE } from "../contracts/lazy-schema.js";
 import { EvalkitError } from "../errors.js";
 import type { ResolvedSandbox, ResourceLimits, SandboxSetting } from "../runtime/sandbox-types.js";
+import type { CheckpointOptions } from "../session/checkpoint-book.js";
 import type { HostBridgeHandlers } from "../session/bridge-handlers.js";
 import type { SessionManager } from "../session/session-manager.js";
 import type { KernelFactory, KernelMode } from "../session/session-types.js";
@@ -78,6 +79,11 @@ export interface EvalToolOptions {
   limits?: ResourceLimits;
   /** Where EVALKIT_PY / EVALKIT_JS / EVALKIT_SANDBOX are read from (default `process.env`). */
   flagsEnv?: Record<string, string | undefined>;
+  /**
+   * Checkpoints of the Python state (docs/checkpoints.md): `true` (one undo level) or `{ undo, maxCount, maxBytes,
+   * restoreOnCrash }`. Linux, local kernels only: with a launcher it is CHECKPOINTS_UNSUPPORTED.
+   */
+  checkpoints?: boolean | CheckpointOptions;
 }
 
 /** Options after validation and defaults. */
@@ -101,6 +107,7 @@ export interface ResolvedToolOptions {
   createKernel: KernelFactory | undefined;
   sandbox: ResolvedSandbox | undefined;
   limits: ResourceLimits | undefined;
+  checkpoints: CheckpointOptions | undefined;
 }
 
 const optionsSchema = lazySchema(() => {
@@ -163,6 +170,17 @@ const optionsSchema = lazySchema(() => {
       })
       .optional(),
     flagsEnv: z.record(z.string(), z.union([z.string(), z.undefined()])).optional(),
+    checkpoints: z
+      .union([
+        z.boolean(),
+        z.strictObject({
+          undo: z.number().int().min(0).max(1000).optional(),
+          maxCount: positiveInt.optional(),
+          maxBytes: positiveInt.optional(),
+          restoreOnCrash: z.boolean().optional(),
+        }),
+      ])
+      .optional(),
   });
 });
 
@@ -253,7 +271,36 @@ export function resolveToolOptions(options: EvalToolOptions = {}): ResolvedToolO
     createKernel: options.createKernel,
     sandbox,
     limits: options.limits && Object.keys(options.limits).length > 0 ? { ...options.limits } : undefined,
+    checkpoints: resolveCheckpoints(options, launcher),
   };
+}
+
+/**
+ * `true` is one undo level; a memory limit also caps the checkpoints' bytes (they count against it). Refused where
+ * a kernel cannot fork a copy of itself that the host can reach: behind a launcher, off Linux.
+ */
+function resolveCheckpoints(options: EvalToolOptions, launcher: string[] | undefined): CheckpointOptions | undefined {
+  const setting = options.checkpoints;
+  if (setting === undefined || setting === false) return undefined;
+  if (launcher !== undefined && launcher.length > 0) {
+    throw new EvalkitError(
+      "CHECKPOINTS_UNSUPPORTED",
+      "checkpoints: not available with a launcher (the kernel runs on the far side, where evalkit cannot fork it " +
+        "and keep the copies); take them in local or sandboxed kernels",
+      { field: "checkpoints" },
+    );
+  }
+  if (process.platform !== "linux") {
+    throw new EvalkitError(
+      "CHECKPOINTS_UNSUPPORTED",
+      `checkpoints: Linux only (copy-on-write fork and abstract Unix sockets); this is ${process.platform}`,
+      { field: "checkpoints" },
+    );
+  }
+  const resolved: CheckpointOptions = setting === true ? { undo: 1 } : { ...setting };
+  const memoryMb = options.limits?.memoryMb;
+  if (resolved.maxBytes === undefined && memoryMb !== undefined) resolved.maxBytes = memoryMb * 1024 * 1024;
+  return resolved;
 }
 
 /**

@@ -39,6 +39,7 @@ def start_root(requests):
     global is_enabled, _requests
     _requests = requests
     checkpoints.make_token()
+    checkpoints.note_own_sockets()
     listener = checkpoints.listen(None)
     is_enabled = True
     checkpoints.save_random()

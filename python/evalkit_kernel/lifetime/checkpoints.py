@@ -291,19 +291,31 @@ def _is_zombie(pid):
         return True
 
 
+_own_sockets = set()  # the runner's own (the host's stdio may be socket pairs): not the cell's
+
+
+def note_own_sockets():
+    _own_sockets.update(_sockets())
+
+
 def _count_sockets():
-    count = 0
+    return len(_sockets() - _own_sockets)
+
+
+def _sockets():
+    found = set()
     try:
         names = os.listdir("/proc/self/fd")
     except OSError:
-        return 0
+        return found
     for name in names:
         try:
-            if os.readlink("/proc/self/fd/" + name).startswith("socket:"):
-                count += 1
+            link = os.readlink("/proc/self/fd/" + name)
         except OSError:
-            pass
-    return count
+            continue
+        if link.startswith("socket:"):
+            found.add(link)
+    return found
 
 
 def reap_children():

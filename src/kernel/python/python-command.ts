@@ -22,6 +22,7 @@ export type PythonStartOptions = Pick<
   | "codeCacheDir"
   | "sandbox"
   | "limits"
+  | "checkpoints"
 >;
 
 /** What starting one Python kernel takes: the command, the child's environment, the runner's configuration. */
@@ -122,6 +123,7 @@ function buildRunnerConfig(
     config.limits = limits;
   }
   if (options.sandbox) config.interruptGroup = true;
+  if (options.checkpoints === true && !options.launcher?.length) config.checkpoints = true;
   const cache = options.codeCacheDir;
   if (typeof cache === "string") config.codeCache = cache;
   else if (cache === undefined && !options.launcher?.length) {

@@ -40,6 +40,11 @@ export interface PythonKernelOptions {
   sandbox?: ResolvedSandbox;
   /** Resource limits the runner sets on itself before anything else (inherited by what the cells start). */
   limits?: ResourceLimits;
+  /**
+   * Start the runner so it can take checkpoints (docs/checkpoints.md): the started process stays as the root and
+   * a fork of it runs the cells. Linux only and not through a launcher (ignored there: `checkpoints` is then absent).
+   */
+  checkpoints?: boolean;
 }
 
 /** What the runner reported about itself at start-up. */
@@ -50,6 +55,8 @@ export interface PythonKernelInfo {
   executable: string;
   protocol: number;
   cwd: string;
+  /** The runner was started with checkpoints. */
+  checkpoints: boolean;
 }
 
 /** The info of the runner's `ready` frame. */
@@ -61,5 +68,6 @@ export function kernelInfoOf(frame: ReadyFrame): PythonKernelInfo {
     executable: frame.executable,
     protocol: frame.protocol,
     cwd: frame.cwd,
+    checkpoints: frame.checkpoints === true,
   };
 }

@@ -14,6 +14,7 @@ import {
   type PythonKernelInfo,
   type PythonKernelOptions,
 } from "./python-kernel-options.js";
+import { PythonCheckpoints } from "./python-checkpoints.js";
 import { type CellFrame, PythonKernelProcess } from "./python-kernel-process.js";
 import { PythonRunningCell } from "./python-running-cell.js";
 import { buildRunnerBundle } from "./runner-bundle.js";
@@ -27,6 +28,8 @@ let kernelSerial = 0;
 export class PythonKernel implements Kernel {
   readonly language = "py" as const;
   info: PythonKernelInfo | undefined;
+  /** Time travel, when the kernel was started with `checkpoints` and the runner took them (docs/checkpoints.md). */
+  checkpoints: PythonCheckpoints | undefined;
   private process: PythonKernelProcess | undefined;
   private readonly options: PythonKernelOptions;
   private readonly trace: boolean;
@@ -44,12 +47,17 @@ export class PythonKernel implements Kernel {
   }
 
   get isAlive(): boolean {
-    return this.process?.isAlive === true;
+    return this.process?.isAlive === true && this.checkpoints?.runnerExit === undefined;
   }
 
   /** The runner's process id (the process-group id of everything the kernel started). */
   get pid(): number | undefined {
     return this.process?.child.pid;
+  }
+
+  /** The process that runs cells: `pid` unless the kernel has checkpoints (then a fork of it, changed by restores). */
+  get livePid(): number | undefined {
+    return this.checkpoints?.livePid ?? this.info?.pid;
   }
 
   /** Spawn the interpreter, send the runner, wait for `ready`. */
@@ -79,6 +87,16 @@ export class PythonKernel implements Kernel {
       this.info = kernelInfoOf(
         await proc.handshake(bundle, this.options.startTimeoutMs ?? PYTHON_START_TIMEOUT_MS),
       );
+      if (this.info.checkpoints) {
+        this.checkpoints = new PythonCheckpoints(
+          {
+            send: (frame) => this.send(frame),
+            isProcessAlive: () => this.process?.isAlive === true,
+            between: (run) => this.cells.add(run),
+          },
+          this.info.pid,
+        );
+      }
     } catch (err) {
       await this.shutdown();
       throw err;
@@ -92,7 +110,7 @@ export class PythonKernel implements Kernel {
 
   private runCell(code: string, options: ExecuteOptions): Promise<ExecuteOutcome> {
     const proc = this.process;
-    if (proc?.isAlive !== true) {
+    if (proc?.isAlive !== true || !this.isAlive) {
       // `started: false` tells callers the cell never reached the kernel, so re-running it is safe.
       return Promise.reject(this.deadError("kernel is not running", { started: false }));
     }
@@ -201,6 +219,16 @@ export class PythonKernel implements Kernel {
       this.completions.answer(frame.id, { status: frame.status, indent: frame.indent });
       return;
     }
+    if (frame.type === "unknown" && this.checkpoints !== undefined) {
+      if (frame.raw.type === "checkpoint_reply") {
+        this.checkpoints.onReply(frame.raw);
+        return;
+      }
+      if (frame.raw.type === "runner_exit") {
+        if (this.checkpoints.onRunnerExit(frame.raw)) this.onRunnerDeath();
+        return;
+      }
+    }
     if (frame.type === "protocol_error" || frame.type === "unknown") {
       if (this.trace) process.stderr.write(`evalkit: runner frame ignored: ${JSON.stringify(frame)}\n`);
       return;
@@ -230,7 +258,28 @@ export class PythonKernel implements Kernel {
     if (cell) cell.settle(err);
   }
 
+  /** The live runner died but the kernel's root and checkpoints live on (docs/checkpoints.md, crashes). */
+  private onRunnerDeath(): void {
+    const cell = this.running;
+    this.running = undefined;
+    this.completions.answerAll(() => ({ status: "invalid", indent: "" }));
+    this.completers.answerAll(() => ({ start: 0, matches: [] }));
+    const exit = this.checkpoints?.runnerExit;
+    const how = exit?.signal ?? `exit code ${exit?.exitCode}`;
+    if (cell) {
+      cell.settle(
+        new EvalkitError("KERNEL_DIED", `kernel died while the cell was running (${how})`, {
+          exitCode: exit?.exitCode ?? null,
+          signal: exit?.signal ?? null,
+          requested: false,
+          restorable: true,
+        }),
+      );
+    }
+  }
+
   private onProcessExit(exit: KernelExit): void {
+    this.checkpoints?.onProcessExit();
     const cell = this.running;
     this.running = undefined;
     this.completions.answerAll(() => ({ status: "invalid", indent: "" }));
