@@ -31,7 +31,7 @@ def build_bundle(config=None):
 
 
 class Runner(object):
-    def __init__(self, python=None, env=None, cwd=None):
+    def __init__(self, python=None, env=None, cwd=None, config=None):
         with open(os.path.join(PYTHON_DIR, "bootstrap.py"), encoding="utf-8") as handle:
             bootstrap = handle.read()
         self.proc = subprocess.Popen(
@@ -43,7 +43,7 @@ class Runner(object):
             cwd=cwd,
             start_new_session=True,
         )
-        self.proc.stdin.write(build_bundle())
+        self.proc.stdin.write(build_bundle(config))
         self.proc.stdin.flush()
         self.ready = self.next_frame()
         self._ids = 0

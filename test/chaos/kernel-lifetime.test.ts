@@ -69,6 +69,26 @@ describe("chaos: the kernel's lifetime", () => {
     60_000,
   );
 
+  it.skipIf(!isLinux)(
+    "ends the root, the live runner and every checkpoint when a host with checkpoints is SIGKILLed",
+    async () => {
+      const host = spawn(
+        process.execPath,
+        ["--import", "tsx", fixture("host-checkpoints-script.ts"), TEST_PYTHON],
+        { stdio: ["ignore", "pipe", "inherit"] },
+      );
+      const out = collect(host);
+      expect(await waitFor(() => /GROUP [\d ]+\n/.test(out()), 30_000)).toBe(true);
+      const pids = /GROUP ([\d ]+)\n/.exec(out())![1]!.trim().split(" ").map(Number);
+      strays.push(...pids);
+      // The root, the live runner (restored after a crash), two checkpoints and an automatic one, the guard.
+      expect(pids.length).toBeGreaterThanOrEqual(5);
+      host.kill("SIGKILL");
+      expect(await waitFor(() => pids.every((pid) => !isProcessAlive(pid)), 10_000)).toBe(true);
+    },
+    60_000,
+  );
+
   // Unprivileged, because root can read any process's environment and the kernel tag would find the daemon.
   it.skipIf(noUnprivilegedHost !== undefined)(
     "kills a double-forked non-dumpable daemon on dispose when the host runs as an unprivileged user",

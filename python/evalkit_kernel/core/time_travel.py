@@ -28,6 +28,7 @@ from .shutdown import exit_now
 REQUEST_TYPES = ("checkpoint", "restore", "drop", "checkpoint_info")
 BecomeLive = checkpoints.BecomeLive
 is_enabled = False
+_is_root = False  # this process is the root (it answers for itself, never over its own socket)
 _requests = None
 
 
@@ -108,7 +109,10 @@ def describe(names):
         except Exception as exc:
             out.append({"name": name, "missing": True, "error": str(exc)})
     try:
-        info = checkpoints.ask(None, "info") or {}
+        if _is_root:  # asking itself would wait for its own answer
+            info = {"pid": os.getpid(), "privateBytes": checkpoints.private_bytes()}
+        else:
+            info = checkpoints.ask(None, "info") or {}
         out.append({"name": None, "pid": info.get("pid"), "privateBytes": info.get("privateBytes")})
     except Exception:
         pass
@@ -154,6 +158,8 @@ def _kill(pid):
 
 def finish_becoming_live(live):
     """In a new copy of the runner: re-create what fork did not copy, then answer who asked for it."""
+    global _is_root
+    _is_root = False
     fork_guard.adopt_current_process()
     checkpoints.checkpoint_pids.clear()
     threads.started = 0
@@ -233,6 +239,8 @@ class _Root(object):
         self.reader = _requests._reader
 
     def serve(self):
+        global _is_root
+        _is_root = True
         wake_r, wake_w = os.pipe()
         os.set_blocking(wake_w, False)
         signal.signal(signal.SIGINT, signal.SIG_IGN)

@@ -75,7 +75,7 @@ def ask(name, command, timeout=_CALL_TIMEOUT):
     finally:
         sock.close()
     if not data.strip():
-        return None
+        raise LookupError(name)  # it ended while we asked (dropped, or killed from outside)
     return json.loads(data.decode("utf-8"))
 
 
@@ -159,6 +159,7 @@ def park(listener):
         if command == "info":
             reply(conn, {"pid": os.getpid(), "privateBytes": private_bytes()})
         elif command == "drop":
+            listener.close()  # from now on the name is free: a restore of it finds nothing
             reply(conn, {"ok": True})
             os._exit(0)
         elif command == "spawn":
