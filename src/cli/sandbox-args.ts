@@ -1,5 +1,6 @@
 // The sandbox and resource-limit flags shared by `exec`, `repl` and `mcp`: their parseArgs entries, usage and reading.
 import type { ResourceLimits, SandboxSetting } from "../runtime/sandbox-types.js";
+import type { CheckpointOptions } from "../session/checkpoint-book.js";
 import { readNumberOption, UsageError } from "./args.js";
 
 /** parseArgs entries; spread into each command's options. */
@@ -10,6 +11,8 @@ export const SANDBOX_OPTIONS = {
   "memory-mb": { type: "string" },
   "cpu-seconds": { type: "string" },
   "max-processes": { type: "string" },
+  checkpoints: { type: "boolean" },
+  undo: { type: "string" },
 } as const;
 
 const USAGE_LINES: [string, string][] = [
@@ -19,6 +22,8 @@ const USAGE_LINES: [string, string][] = [
   ["--memory-mb N", "memory limit of each kernel process, in MB"],
   ["--cpu-seconds N", "CPU time limit of each kernel process, in seconds"],
   ["--max-processes N", "at most N more processes than the user runs (not enforced for root)"],
+  ["--checkpoints", "Python checkpoints, restore and one undo level (docs/checkpoints.md)"],
+  ["--undo N", "keep N automatic undo checkpoints (implies --checkpoints; 0: named ones only)"],
 ];
 
 /** Usage lines with descriptions starting at `column` (to line up with each command's other options). */
@@ -36,14 +41,20 @@ type SandboxValues = {
   "memory-mb"?: string | undefined;
   "cpu-seconds"?: string | undefined;
   "max-processes"?: string | undefined;
+  checkpoints?: boolean | undefined;
+  undo?: string | undefined;
 };
 
 /** The `sandbox` and `limits` options the flags ask for (absent when no flag was given). */
 export function readSandboxArgs(values: SandboxValues): {
   sandbox?: SandboxSetting;
   limits?: ResourceLimits;
+  checkpoints?: CheckpointOptions;
 } {
-  const result: { sandbox?: SandboxSetting; limits?: ResourceLimits } = {};
+  const result: { sandbox?: SandboxSetting; limits?: ResourceLimits; checkpoints?: CheckpointOptions } = {};
+  const undo = readNumberOption("--undo", values.undo, { integer: true });
+  if (undo !== undefined && undo < 0) throw new UsageError("--undo: expected 0 or a positive integer");
+  if (values.checkpoints === true || undo !== undefined) result.checkpoints = { undo: undo ?? 1 };
   const network = values["sandbox-network"] === true;
   const writable = values["sandbox-write"] ?? [];
   if (values.sandbox === true || network || writable.length > 0) {

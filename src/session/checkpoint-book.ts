@@ -170,7 +170,11 @@ export class CheckpointBook {
     }
   }
 
-  private async evictOldestAutomatic(added: CheckpointEntry, notices: string[], why: string): Promise<boolean> {
+  private async evictOldestAutomatic(
+    added: CheckpointEntry,
+    notices: string[],
+    why: string,
+  ): Promise<boolean> {
     const victim = this.entries.find((entry) => entry.auto && entry !== added);
     if (victim === undefined) return false;
     await this.evict(victim);

@@ -3,9 +3,9 @@ import type { CellLanguage } from "../contracts/cell-result.js";
 import { EvalkitError, isEvalkitError } from "../errors.js";
 import type { Kernel } from "../kernel/kernel.js";
 import type { HostBridge } from "./bridge-handlers.js";
-import { type CheckpointBook, type CheckpointOptions, checkpointBookOf } from "./checkpoint-book.js";
 import { cancelledByDispose, cancelledWhileQueued } from "./cell-outcome.js";
 import { runCell } from "./cell-runner.js";
+import { type CheckpointBook, type CheckpointOptions, checkpointBookOf } from "./checkpoint-book.js";
 import type { ConcurrencyLimiter } from "./concurrency-limiter.js";
 import { clampTimeoutSec } from "./idle-timeout.js";
 import type { KernelPool, PoolEntry } from "./kernel-pool.js";
@@ -216,7 +216,8 @@ export class SessionCall {
       return Promise.reject(new EvalkitError("KERNEL_CLOSED", "this session call is closed"));
     const result = this.tail.then(async () => {
       const { context } = this;
-      if (context.disposeSignal.aborted) throw new EvalkitError("DISPOSED", "the session manager was disposed");
+      if (context.disposeSignal.aborted)
+        throw new EvalkitError("DISPOSED", "the session manager was disposed");
       if (context.checkpoints === undefined) {
         throw new EvalkitError(
           "CHECKPOINTS_UNSUPPORTED",
@@ -236,7 +237,8 @@ export class SessionCall {
   /** Before the first Python cell of a call: the automatic checkpoint `{undo: true}` returns to. */
   private async takeUndoPoint(language: CellLanguage, kernel: Kernel, notices: string[]): Promise<void> {
     const options = this.context.checkpoints;
-    if (this.isUndoPointTaken || language !== "py" || !options?.undo || kernel.checkpoints === undefined) return;
+    if (this.isUndoPointTaken || language !== "py" || !options?.undo || kernel.checkpoints === undefined)
+      return;
     this.isUndoPointTaken = true;
     try {
       await checkpointBookOf(kernel, options).takeAutomatic(notices);

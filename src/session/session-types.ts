@@ -3,8 +3,8 @@ import type { CellLanguage, CellStatus, CellUsage } from "../contracts/cell-resu
 import type { CellErrorInfo, KernelOutput } from "../contracts/outputs.js";
 import type { Kernel, KernelExit } from "../kernel/kernel.js";
 import type { ResolvedSandbox, ResourceLimits } from "../runtime/sandbox-types.js";
-import type { CheckpointOptions } from "./checkpoint-book.js";
 import type { HostBridgeHandlers } from "./bridge-handlers.js";
+import type { CheckpointOptions } from "./checkpoint-book.js";
 
 /** `session`: kernels retained per key; `per-call`: a fresh kernel per call, shut down after it. */
 export type KernelMode = "session" | "per-call";

@@ -303,7 +303,9 @@ async function travel(
   const report = details.checkpoints;
   if (report === undefined) throw new EvalkitError("INTERNAL", "the call made no checkpoint report");
   if (report.error) {
-    throw new EvalkitError(report.error.code as EvalkitErrorCode, report.error.message, { checkpoints: report });
+    throw new EvalkitError(report.error.code as EvalkitErrorCode, report.error.message, {
+      checkpoints: report,
+    });
   }
   return report;
 }

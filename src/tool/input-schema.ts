@@ -168,7 +168,9 @@ export function createEvalInputSchema(options: EvalInputSchemaOptions = {}) {
       undo: z
         .literal(true)
         .optional()
-        .describe("Roll the Python state back to before the last call that ran cells (before this call's cells)."),
+        .describe(
+          "Roll the Python state back to before the last call that ran cells (before this call's cells).",
+        ),
     })
     .superRefine((data, ctx) => {
       const issue = (path: string, message: string) =>
@@ -186,7 +188,15 @@ export function createEvalInputSchema(options: EvalInputSchemaOptions = {}) {
           issue("cancel", "only allowed with job (a job handle from details.job)");
         return;
       }
-      for (const key of ["cells", "timeout", "reset", "yieldAfter", "checkpoint", "restore", "undo"] as const) {
+      for (const key of [
+        "cells",
+        "timeout",
+        "reset",
+        "yieldAfter",
+        "checkpoint",
+        "restore",
+        "undo",
+      ] as const) {
         if (data[key] !== undefined) issue(key, "not allowed with job (a job call only collects or cancels)");
       }
       if (data.cancel === true && data.wait !== undefined)

@@ -1,5 +1,5 @@
 // One eval call: cells in order on the session's kernels, stop at the first cell not `ok`, live updates, results.
-import type { CellLanguage, CellResult, EvalDetails } from "../contracts/cell-result.js";
+import type { CellLanguage, CellResult, CheckpointDetails, EvalDetails } from "../contracts/cell-result.js";
 import type { CellErrorInfo, CellOutput } from "../contracts/outputs.js";
 import { EvalkitError, isEvalkitError } from "../errors.js";
 import type { ArtifactStore } from "../output/artifact-store.js";
@@ -10,7 +10,6 @@ import type { SessionCellOutcome, SessionCellRequest } from "../session/session-
 import type { BackendSelector } from "./backends.js";
 import { CellCollector } from "./cell-collector.js";
 import { boundErrorInfo } from "./details-redaction.js";
-import type { CheckpointDetails } from "../contracts/cell-result.js";
 import type { EvalInput } from "./input-schema.js";
 import { buildCellContent, type EvalContent } from "./result-content.js";
 import { checkpointNotTaken, describeCheckpoints, rollBack, takeCheckpoint } from "./time-travel-call.js";

@@ -63,7 +63,8 @@ export function describeCheckpoints(details: CheckpointDetails): string {
       const size = entry.privateBytes !== undefined ? ` ${formatBytes(entry.privateBytes)}` : "";
       return `"${entry.name}"${entry.auto ? " (auto)" : ""}${size}`;
     });
-    const root = details.rootPrivateBytes !== undefined ? `; root ${formatBytes(details.rootPrivateBytes)}` : "";
+    const root =
+      details.rootPrivateBytes !== undefined ? `; root ${formatBytes(details.rootPrivateBytes)}` : "";
     lines.push(`[checkpoints] ${list.length > 0 ? list.join(", ") : "none"}${root}`);
   }
   return lines.join("\n");

@@ -6,8 +6,8 @@ import type { CellLanguage } from "../contracts/cell-result.js";
 import { lazySchema, PARSE_ONCE } from "../contracts/lazy-schema.js";
 import { EvalkitError } from "../errors.js";
 import type { ResolvedSandbox, ResourceLimits, SandboxSetting } from "../runtime/sandbox-types.js";
-import type { CheckpointOptions } from "../session/checkpoint-book.js";
 import type { HostBridgeHandlers } from "../session/bridge-handlers.js";
+import type { CheckpointOptions } from "../session/checkpoint-book.js";
 import type { SessionManager } from "../session/session-manager.js";
 import type { KernelFactory, KernelMode } from "../session/session-types.js";
 import { firstIssueField, formatZodIssues } from "./format-issues.js";
@@ -279,7 +279,10 @@ export function resolveToolOptions(options: EvalToolOptions = {}): ResolvedToolO
  * `true` is one undo level; a memory limit also caps the checkpoints' bytes (they count against it). Refused where
  * a kernel cannot fork a copy of itself that the host can reach: behind a launcher, off Linux.
  */
-function resolveCheckpoints(options: EvalToolOptions, launcher: string[] | undefined): CheckpointOptions | undefined {
+function resolveCheckpoints(
+  options: EvalToolOptions,
+  launcher: string[] | undefined,
+): CheckpointOptions | undefined {
   const setting = options.checkpoints;
   if (setting === undefined || setting === false) return undefined;
   if (launcher !== undefined && launcher.length > 0) {

@@ -43,7 +43,10 @@ describe.skipIf(!isLinux)("checkpoints through the eval tool", () => {
     expect(setup.details.checkpoints?.checkpoints.map((c) => c.name)).toEqual(["clean"]);
     const expected = await stdout(tool, "print(items, shared is items[2], big[123], random.random())");
     // The cell above drew a random number: the state after it differs; restore returns to before it.
-    await stdout(tool, "items.append('x'); shared['k'] = 0; del big; del fractions; import json; random.random()");
+    await stdout(
+      tool,
+      "items.append('x'); shared['k'] = 0; del big; del fractions; import json; random.random()",
+    );
     for (let round = 0; round < 2; round++) {
       const restored = await tool.execute({
         restore: "clean",
@@ -107,7 +110,9 @@ describe.skipIf(!isLinux)("checkpoints through the eval tool", () => {
       cells: [{ code: "import os, signal\nframe.append(4)\nos.kill(os.getpid(), signal.SIGKILL)" }],
     });
     expect(died.details.cells[0]?.status).toBe("died");
-    expect(died.details.cells[0]?.notices?.join("\n")).toContain('checkpoint "loaded" was restored automatically');
+    expect(died.details.cells[0]?.notices?.join("\n")).toContain(
+      'checkpoint "loaded" was restored automatically',
+    );
     expect(await stdout(tool, "print(frame)")).toBe("[1, 2, 3]\n");
   });
 
@@ -132,14 +137,18 @@ describe.skipIf(!isLinux)("checkpoints through the eval tool", () => {
     const size = 64 * 1024 * 1024;
     await tool.execute({ cells: [{ code: `data = bytearray(b"x" * ${size})` }], checkpoint: "before" });
     const untouched = await tool.execute({ checkpoint: "probe" });
-    const small = untouched.details.checkpoints?.checkpoints.find((c) => c.name === "before")?.privateBytes ?? -1;
+    const small =
+      untouched.details.checkpoints?.checkpoints.find((c) => c.name === "before")?.privateBytes ?? -1;
     expect(small).toBeGreaterThanOrEqual(0);
     expect(small).toBeLessThan(size / 2);
     await tool.execute({ restore: "probe" });
     await stdout(tool, "del data");
     await stdout(tool, "import gc; gc.collect()");
     // "probe" shares the buffer with "before" (so neither holds it alone): drop it, then change every page.
-    const dropped = await tool.execute({ restore: "before", cells: [{ code: "data[:] = b'y' * len(data)" }] });
+    const dropped = await tool.execute({
+      restore: "before",
+      cells: [{ code: "data[:] = b'y' * len(data)" }],
+    });
     expect(dropped.details.ok, textOf(dropped)).toBe(true);
     const after = await tool.execute({ checkpoint: "probe" });
     const before = after.details.checkpoints?.checkpoints.find((c) => c.name === "before");
@@ -207,17 +216,22 @@ describe.skipIf(!isLinux)("checkpoints through the eval tool", () => {
   });
 });
 
-describe.skipIf(!isLinux || sandboxSkipReason !== "")(`checkpoints in the sandbox ${sandboxSkipReason}`, () => {
-  it("takes, restores and survives a crash inside bubblewrap", async () => {
-    const tool = makeTool({ cwd: makeTempDir("ckpt-sandbox"), sandbox: true, checkpoints: { undo: 1 } });
-    await tool.execute({ cells: [{ code: "state = {'n': 1}" }], checkpoint: "a" });
-    await stdout(tool, "state['n'] = 2");
-    expect(await stdout(tool, "print(state)")).toBe("{'n': 2}\n");
-    const back = await tool.execute({ restore: "a", cells: [{ code: "print(state)" }] });
-    expect(back.details.cells[0]?.text, textOf(back)).toBe("{'n': 1}\n");
-    const died = await tool.execute({ cells: [{ code: "import os, signal; os.kill(os.getpid(), signal.SIGKILL)" }] });
-    expect(died.details.cells[0]?.status).toBe("died");
-    const again = await tool.execute({ restore: "a", cells: [{ code: "print(state)" }] });
-    expect(again.details.cells[0]?.text, textOf(again)).toBe("{'n': 1}\n");
-  });
-});
+describe.skipIf(!isLinux || sandboxSkipReason !== "")(
+  `checkpoints in the sandbox ${sandboxSkipReason}`,
+  () => {
+    it("takes, restores and survives a crash inside bubblewrap", async () => {
+      const tool = makeTool({ cwd: makeTempDir("ckpt-sandbox"), sandbox: true, checkpoints: { undo: 1 } });
+      await tool.execute({ cells: [{ code: "state = {'n': 1}" }], checkpoint: "a" });
+      await stdout(tool, "state['n'] = 2");
+      expect(await stdout(tool, "print(state)")).toBe("{'n': 2}\n");
+      const back = await tool.execute({ restore: "a", cells: [{ code: "print(state)" }] });
+      expect(back.details.cells[0]?.text, textOf(back)).toBe("{'n': 1}\n");
+      const died = await tool.execute({
+        cells: [{ code: "import os, signal; os.kill(os.getpid(), signal.SIGKILL)" }],
+      });
+      expect(died.details.cells[0]?.status).toBe("died");
+      const again = await tool.execute({ restore: "a", cells: [{ code: "print(state)" }] });
+      expect(again.details.cells[0]?.text, textOf(again)).toBe("{'n': 1}\n");
+    });
+  },
+);

@@ -3,6 +3,7 @@ import { parseArgs } from "node:util";
 import { EvalkitError } from "../../errors.js";
 import { checkSandboxLayout } from "../../runtime/sandbox-argv.js";
 import type { ResolvedSandbox, ResourceLimits, SandboxSetting } from "../../runtime/sandbox-types.js";
+import type { CheckpointOptions } from "../../session/checkpoint-book.js";
 import { splitCommandLine } from "../../tool/launcher.js";
 import { resolveSandbox } from "../../tool/tool-options.js";
 import { describeParseError, UsageError } from "../args.js";
@@ -33,6 +34,7 @@ export interface ReplArgs {
   timeoutSec?: number;
   sandbox?: SandboxSetting;
   limits?: ResourceLimits;
+  checkpoints?: CheckpointOptions;
   startInJs: boolean;
   isHelp: boolean;
 }

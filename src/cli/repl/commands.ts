@@ -1,4 +1,4 @@
-// The REPL's own commands (`:help`, `:js`, `:py`, `:restart`, `:quit`) and `%more`.
+// The REPL's own commands (`:help`, `:js`, `:py`, `:restart`, `:quit`, time travel) and `%more`.
 import type { CellLanguage } from "../../contracts/cell-result.js";
 import { parseArtifactId } from "../../output/artifact-ids.js";
 import { createPalette } from "../../render/color.js";
@@ -11,6 +11,10 @@ export const REPL_HELP = `evalkit repl commands
   :js               switch to JavaScript (a separate kernel, started on first use)
   :py CODE, :js CODE  run one line in the other language without switching
   :restart          restart the current language's kernel (its variables are lost)
+  :checkpoint NAME  keep a copy of the Python state under NAME (needs --checkpoints)
+  :restore NAME     go back to checkpoint NAME (it stays, so you can go back again)
+  :undo             go back to before the last Python cell (needs --undo N or --checkpoints)
+  :checkpoints      list the checkpoints and the memory each holds
   :help             this help
   :quit             leave (also Ctrl-D on an empty line, exit, quit)
   %more             show the whole output of the last cell (long output is collapsed to 20 lines)
@@ -27,6 +31,10 @@ export type ReplCommand =
   | { kind: "restart" }
   | { kind: "switch"; language: CellLanguage; code?: string }
   | { kind: "more" }
+  | { kind: "checkpoint"; name: string }
+  | { kind: "restore"; name: string }
+  | { kind: "undo" }
+  | { kind: "checkpoints" }
   | { kind: "unknown"; name: string };
 
 /** Parses a line for which `isReplCommand` is true. */
@@ -48,6 +56,15 @@ export function parseReplCommand(line: string): ReplCommand {
       return { kind: "quit" };
     case "restart":
       return { kind: "restart" };
+    case "checkpoint":
+    case "restore":
+      return rest.trim() === ""
+        ? { kind: "unknown", name: `${name} needs a NAME` }
+        : { kind: name, name: rest.trim() };
+    case "undo":
+      return { kind: "undo" };
+    case "checkpoints":
+      return { kind: "checkpoints" };
     case "py":
     case "python":
     case "js":

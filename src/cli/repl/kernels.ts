@@ -5,6 +5,11 @@ import type { JsKernel } from "../../kernel/js/js-kernel.js";
 import type { Kernel } from "../../kernel/kernel.js";
 import { PythonKernel } from "../../kernel/python/python-kernel.js";
 import type { ResolvedSandbox, ResourceLimits } from "../../runtime/sandbox-types.js";
+import {
+  type CheckpointBook,
+  type CheckpointOptions,
+  checkpointBookOf,
+} from "../../session/checkpoint-book.js";
 import { buildPlainEnv, createDefaultKernel, createDefaultResolver } from "../../session/default-kernels.js";
 import { DEFAULT_INTERRUPT_GRACE_MS } from "../../session/session-manager.js";
 import type { InterpreterResolver, KernelSpec, ResolvedInterpreter } from "../../session/session-types.js";
@@ -19,6 +24,8 @@ export interface ReplKernelConfig {
   launcher?: string[];
   sandbox?: ResolvedSandbox;
   limits?: ResourceLimits;
+  /** Python checkpoints (`:checkpoint`, `:restore`, `:undo`; docs/checkpoints.md). */
+  checkpoints?: CheckpointOptions;
 }
 
 /** How the Python kernel was found, for the banner. */
@@ -83,7 +90,40 @@ export class ReplKernels {
       interruptGraceMs: DEFAULT_INTERRUPT_GRACE_MS,
       ...(this.config.sandbox ? { sandbox: this.config.sandbox } : {}),
       ...(this.config.limits ? { limits: this.config.limits } : {}),
+      ...(this.config.checkpoints !== undefined && language === "py" ? { checkpoints: true } : {}),
     };
+  }
+
+  /** The checkpoints of the Python kernel (CHECKPOINTS_UNSUPPORTED without `--checkpoints`). */
+  async checkpointBook(): Promise<CheckpointBook> {
+    const options = this.config.checkpoints;
+    if (options === undefined) {
+      throw new EvalkitError(
+        "CHECKPOINTS_UNSUPPORTED",
+        "checkpoints are off: start the REPL with --checkpoints",
+      );
+    }
+    const kernel = this.python?.checkpoints?.isRestorable ? this.python : await this.get("py");
+    return checkpointBookOf(kernel, options);
+  }
+
+  /** Before a Python cell: the automatic undo checkpoint (nothing without `--undo`/`--checkpoints`). */
+  async takeUndoPoint(): Promise<string[]> {
+    const notices: string[] = [];
+    if (!this.config.checkpoints?.undo || this.python?.isAlive !== true) return notices;
+    try {
+      await (await this.checkpointBook()).takeAutomatic(notices);
+    } catch (err) {
+      notices.push(`no undo point for this cell: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    return notices;
+  }
+
+  /** After the Python interpreter died: a fresh one (or the newest checkpoint) from the surviving root. */
+  async recoverPython(): Promise<string[] | undefined> {
+    if (this.config.checkpoints === undefined || this.python?.checkpoints?.isRestorable !== true)
+      return undefined;
+    return (await this.checkpointBook()).recover();
   }
 
   /**

@@ -1,12 +1,13 @@
 // `evalkit repl`: the interactive terminal front end — prompt, commands, cells, and a clean shutdown.
 import { realpathSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { CellLanguage } from "../../contracts/cell-result.js";
+import type { CellLanguage, CheckpointDetails } from "../../contracts/cell-result.js";
 import { EvalkitError, isEvalkitError } from "../../errors.js";
 import { createArtifactStore } from "../../output/artifact-store.js";
 import { createPalette, shouldUseColor } from "../../render/color.js";
 import type { InteractiveRenderOptions } from "../../render/interactive-render.js";
 import { resolveEvalkitHome } from "../../runtime/evalkit-home.js";
+import { describeCheckpoints } from "../../tool/time-travel-call.js";
 import { parseReplArgs, REPL_USAGE, type ReplArgs, replSandbox } from "./args.js";
 import type { LastCellOutput } from "./cell-output.js";
 import { parseReplCommand, REPL_HELP, renderMore } from "./commands.js";
@@ -60,6 +61,7 @@ class ReplSession {
       ...(args.python !== undefined ? { python: args.python } : {}),
       ...(args.launcher !== undefined ? { launcher: args.launcher } : {}),
       ...replSandbox(args, cwd),
+      ...(args.checkpoints !== undefined ? { checkpoints: args.checkpoints } : {}),
     });
   }
 
@@ -155,6 +157,15 @@ class ReplSession {
           await this.restart(language);
           continue;
         }
+        if (
+          command.kind === "checkpoint" ||
+          command.kind === "restore" ||
+          command.kind === "undo" ||
+          command.kind === "checkpoints"
+        ) {
+          await this.travel(command);
+          continue;
+        }
         if (command.language === "py" && !hasPython && !this.kernels.isPythonAlive) {
           this.terminal.write(`${palette.yellow("Python is not available in this session")}\n`);
           continue;
@@ -167,6 +178,7 @@ class ReplSession {
         cellLanguage = command.language;
       }
       try {
+        if (cellLanguage === "py") this.writeNotes(await this.kernels.takeUndoPoint());
         const result = await runReplCell(code, cellLanguage, {
           kernels: this.kernels,
           terminal: this.terminal,
@@ -180,7 +192,12 @@ class ReplSession {
           },
         });
         this.last = result.output;
-        if (result.status === "killed" || result.status === "died") await this.restart(cellLanguage);
+        if (result.status === "killed" || result.status === "died") {
+          // With checkpoints, the interpreter's death spares them: a fresh one comes from the surviving root.
+          const recovered = cellLanguage === "py" ? await this.kernels.recoverPython() : undefined;
+          if (recovered !== undefined) this.writeNotes(recovered);
+          else await this.restart(cellLanguage);
+        }
       } catch (err) {
         // The kernel could not be started or reached: report it and keep the prompt.
         const message = isEvalkitError(err) ? `${err.message} [${err.code}]` : String(err);
@@ -189,6 +206,38 @@ class ReplSession {
       }
       if (lineInput.isEnded) return;
     }
+  }
+
+  /** `:checkpoint NAME`, `:restore NAME`, `:undo`, `:checkpoints` (docs/checkpoints.md). */
+  private async travel(command: { kind: "checkpoint" | "restore" | "undo" | "checkpoints"; name?: string }) {
+    const palette = createPalette(this.render);
+    try {
+      const book = await this.kernels.checkpointBook();
+      const notices: string[] = [];
+      let report: CheckpointDetails;
+      if (command.kind === "checkpoint") {
+        await book.take(command.name ?? "", notices);
+        report = await book.report({ taken: command.name ?? "", notices });
+      } else if (command.kind === "restore") {
+        await book.restore(command.name ?? "");
+        report = await book.report({ restored: command.name ?? "", notices });
+      } else if (command.kind === "undo") {
+        report = await book.report({ restored: await book.undo(), notices });
+      } else {
+        report = await book.report({ notices });
+      }
+      this.terminal.write(`${palette.dim(describeCheckpoints(report))}\n`);
+    } catch (err) {
+      const message = isEvalkitError(err) ? `${err.message} [${err.code}]` : String(err);
+      this.terminal.write(`${palette.boldRed(`evalkit: ${message}`)}\n`);
+    }
+  }
+
+  private writeNotes(notes: string[]): void {
+    if (notes.length === 0) return;
+    const palette = createPalette(this.render);
+    this.terminal.ensureLineStart();
+    for (const note of notes) this.terminal.write(`${palette.dim(`[note] ${note}`)}\n`);
   }
 
   private async restart(language: CellLanguage): Promise<void> {

@@ -131,7 +131,9 @@ export class PythonCheckpoints implements KernelCheckpoints {
       if (reply.missing === true) {
         throw new EvalkitError("CHECKPOINT_NOT_FOUND", message, { name: fields.name ?? null });
       }
-      throw new EvalkitError("CHECKPOINT_FAILED", `${type} failed: ${message}`, { name: fields.name ?? null });
+      throw new EvalkitError("CHECKPOINT_FAILED", `${type} failed: ${message}`, {
+        name: fields.name ?? null,
+      });
     });
   }
 }

@@ -6,6 +6,7 @@ import { CellQueue } from "../cell-queue.js";
 import type { ExecuteOptions, ExecuteOutcome, Kernel, KernelExit } from "../kernel.js";
 import { signalGroup } from "../process-group.js";
 import { ReplyWaiters } from "../reply-waiters.js";
+import { PythonCheckpoints } from "./python-checkpoints.js";
 import { buildPythonLaunch } from "./python-command.js";
 import {
   kernelInfoOf,
@@ -14,7 +15,6 @@ import {
   type PythonKernelInfo,
   type PythonKernelOptions,
 } from "./python-kernel-options.js";
-import { PythonCheckpoints } from "./python-checkpoints.js";
 import { type CellFrame, PythonKernelProcess } from "./python-kernel-process.js";
 import { PythonRunningCell } from "./python-running-cell.js";
 import { buildRunnerBundle } from "./runner-bundle.js";
