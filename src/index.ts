@@ -6,6 +6,8 @@ export type {
   CellResult,
   CellStatus,
   CellUsage,
+  CheckpointDetails,
+  CheckpointSummary,
   EvalDetails,
   TruncationInfo,
 } from "./contracts/cell-result.js";
@@ -104,6 +106,8 @@ export type { EvalMcpServer, EvalMcpServerOptions, RunMcpServerOptions } from ".
 export { SessionManager } from "./session/session-manager.js";
 /** A lease on one session's queue: run several cells back to back, then `close()`. */
 export { SessionCall } from "./session/session-call.js";
+/** Checkpoint settings (`checkpoints` option) and the checkpoints of one kernel (docs/checkpoints.md). */
+export type { CheckpointBook, CheckpointOptions } from "./session/checkpoint-book.js";
 export type {
   KernelMode,
   SessionCellOutcome,

@@ -17,6 +17,7 @@ export interface CheckpointOptions {
 
 export const DEFAULT_MAX_CHECKPOINTS = 16;
 export const DEFAULT_MAX_CHECKPOINT_BYTES = 4 * 1024 ** 3;
+const REFRESH_INTERVAL_MS = 1000;
 
 /** One checkpoint in a session's list. */
 export type CheckpointEntry = CheckpointSummary;
@@ -49,6 +50,8 @@ export class CheckpointBook {
   private entries: CheckpointEntry[] = [];
   private autoSerial = 0;
   private rootBytes: number | undefined;
+  /** performance.now() of the last memory reading (automatic takes reuse a recent one: each costs a round trip). */
+  private refreshedAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly kernel: KernelCheckpoints,
@@ -120,6 +123,7 @@ export class CheckpointBook {
 
   /** Reads the memory each checkpoint holds and forgets those that are gone. */
   async refresh(): Promise<void> {
+    this.refreshedAt = performance.now();
     const described = await this.kernel.describe(this.entries.map((entry) => entry.name));
     const byName = new Map(described.map((memory) => [memory.name, memory]));
     this.rootBytes = byName.get(null)?.privateBytes;
@@ -159,7 +163,8 @@ export class CheckpointBook {
         await this.refuse(added, `more than ${maxCount} checkpoints (maxCount)`);
       }
     }
-    await this.refresh();
+    // Memory changes only as cells run: an automatic take reuses a reading less than a second old.
+    if (!added.auto || performance.now() - this.refreshedAt >= REFRESH_INTERVAL_MS) await this.refresh();
     for (;;) {
       const total = this.entries.reduce((sum, entry) => sum + (entry.privateBytes ?? 0), 0);
       if (total <= maxBytes) return;
