@@ -34,13 +34,23 @@ async function bigState(): Promise<void> {
     await kernel.execute("1");
     await book.drop(`c${i}`);
   }
-  rows.push(["checkpoint of a kernel holding 1 GB", `${median(takes).toFixed(2)} ms`, range(takes), "≤ 20 ms"]);
+  rows.push([
+    "checkpoint of a kernel holding 1 GB",
+    `${median(takes).toFixed(2)} ms`,
+    range(takes),
+    "≤ 20 ms",
+  ]);
   rows.push(["restore of that checkpoint", `${median(restores).toFixed(2)} ms`, range(restores), "≤ 10 ms"]);
   await book.take("held");
   await kernel.execute("big[: 100 << 20] = b'y' * (100 << 20)");
   const memory = await book.describe(["held"]);
   const held = (memory[0]?.privateBytes ?? 0) / 1024 ** 2;
-  rows.push(["memory a checkpoint holds after 100 MB of 1 GB changed", `${held.toFixed(1)} MB`, "", "≈ pages changed"]);
+  rows.push([
+    "memory a checkpoint holds after 100 MB of 1 GB changed",
+    `${held.toFixed(1)} MB`,
+    "",
+    "≈ pages changed",
+  ]);
   await kernel.shutdown();
 }
 
