@@ -185,6 +185,14 @@ describe("commands and prompts", () => {
     expect(parseReplCommand(":nope")).toEqual({ kind: "unknown", name: "nope" });
   });
 
+  it("parses the time-travel commands and asks for the name a checkpoint needs", () => {
+    expect(parseReplCommand(":checkpoint  loaded ")).toEqual({ kind: "checkpoint", name: "loaded" });
+    expect(parseReplCommand(":restore loaded")).toEqual({ kind: "restore", name: "loaded" });
+    expect(parseReplCommand(":undo")).toEqual({ kind: "undo" });
+    expect(parseReplCommand(":checkpoints")).toEqual({ kind: "checkpoints" });
+    expect(parseReplCommand(":restore")).toEqual({ kind: "unknown", name: "restore needs a NAME" });
+  });
+
   it("aligns the continuation prompt with the first one and colours only when asked", () => {
     const plain = formatPrompts("py", 12, false);
     expect(plain).toEqual({ first: "In [12]: ", continuation: "    ...: " });

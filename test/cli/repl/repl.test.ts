@@ -154,3 +154,39 @@ describe.skipIf(noTmux !== undefined)(titleWithSkip("evalkit repl in a terminal"
     expect(history).not.toContain("Ada"); // answers to input() are not history
   });
 });
+
+describe.skipIf(noTmux !== undefined)(titleWithSkip("evalkit repl --checkpoints", noTmux), () => {
+  let pane: ReplPane;
+
+  beforeAll(async () => {
+    await ensureBuilt();
+    pane = new ReplPane(`ckpt-${process.pid}`, ["--python", PYTHON, "--checkpoints"], { NO_COLOR: "1" });
+  }, 120_000);
+
+  afterAll(() => {
+    killPanes();
+    pane?.dispose();
+  });
+
+  it("takes a checkpoint, restores it, undoes a cell and lists the checkpoints with their memory", async () => {
+    await pane.waitFor(/In \[1\]:\s*$/);
+    pane.type("items = [1, 2]");
+    await pane.waitForPrompt();
+    pane.type(":checkpoint two");
+    await pane.waitFor(/\[checkpoints\] took "two"/);
+    pane.type("items.append(3)");
+    await pane.waitForPrompt();
+    pane.type(":undo");
+    await pane.waitFor(/\[checkpoints\] restored "undo-\d+"/);
+    pane.type("print('after undo', items)");
+    await pane.waitFor(/after undo \[1, 2\]/);
+    pane.type("items.clear()");
+    await pane.waitForPrompt();
+    pane.type(":restore two");
+    await pane.waitFor(/\[checkpoints\] restored "two"/);
+    pane.type("print('restored', items)");
+    await pane.waitFor(/restored \[1, 2\]/);
+    pane.type(":checkpoints");
+    await pane.waitFor(/\[checkpoints\] .*"two" [\d.]+ (kB|MB).*; root [\d.]+ MB/);
+  }, 60_000);
+});
