@@ -201,6 +201,19 @@ describe.skipIf(!isLinux)("checkpoints through the eval tool", () => {
     expect(off.details.checkpoints?.error?.code).toBe("CHECKPOINTS_UNSUPPORTED");
   });
 
+  it("interrupts a running cell and keeps the state and the checkpoints", async () => {
+    const tool = makeTool({ cwd: makeTempDir("interrupt"), checkpoints: { undo: 1 } });
+    await tool.execute({ cells: [{ code: "kept = 'yes'" }], checkpoint: "k" });
+    const controller = new AbortController();
+    const running = tool.execute({ cells: [{ code: "while True: pass" }] }, { signal: controller.signal });
+    setTimeout(() => controller.abort(), 300);
+    const result = await running;
+    expect(result.details.cells[0]?.status).toBe("cancelled");
+    expect(await stdout(tool, "print(kept)")).toBe("yes\n");
+    const listed = await tool.checkpoint("after");
+    expect(listed.checkpoints.map((c) => c.name)).toContain("k");
+  });
+
   it("leaves no process of the kernel, its root or its checkpoints after dispose", async () => {
     const tool = makeTool({ cwd: makeTempDir("dispose"), checkpoints: { undo: 1 } });
     await tool.checkpoint("one");
