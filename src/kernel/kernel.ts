@@ -81,6 +81,8 @@ export interface CheckpointMemory {
 
 /** Time travel on a kernel that supports it (a local Python kernel started with checkpoints). */
 export interface KernelCheckpoints {
+  /** Names the kernel's checkpoint sockets: with a checkpoint's name, what a forked session starts from. */
+  readonly token?: string | undefined;
   /** True while the live interpreter is gone but the kernel's checkpoints (and fresh root) still are. */
   readonly isRestorable: boolean;
   /** Forks a parked copy of the interpreter's state under `name`, between cells. */

@@ -15,6 +15,8 @@ export interface ReadyFrame {
   cwd: string;
   /** The runner can take checkpoints (docs/checkpoints.md). */
   checkpoints?: boolean;
+  /** Names the kernel's checkpoint sockets (what a forked session's relay connects to). */
+  checkpointToken?: string;
 }
 
 export type RunnerFrame =
@@ -107,6 +109,7 @@ export function decodeRunnerFrame(line: string): RunnerFrame {
         protocol: Number(frame.protocol),
         cwd: String(frame.cwd ?? ""),
         ...(frame.checkpoints === true ? { checkpoints: true } : {}),
+        ...(typeof frame.checkpointToken === "string" ? { checkpointToken: frame.checkpointToken } : {}),
       };
     case "started":
       return { type: "started", id: str(frame, "id", line) };

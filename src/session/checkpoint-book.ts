@@ -121,6 +121,19 @@ export class CheckpointBook {
     ];
   }
 
+  /** Where a forked session starts from: this kernel's token and checkpoint `name` (taken now). */
+  async forkPoint(name: string): Promise<{ token: string; name: string }> {
+    const token = this.kernel.token;
+    if (token === undefined) {
+      throw new EvalkitError(
+        "CHECKPOINTS_UNSUPPORTED",
+        "this kernel cannot be forked (its runner gave no token)",
+      );
+    }
+    await this.take(name);
+    return { token, name };
+  }
+
   /** Reads the memory each checkpoint holds and forgets those that are gone. */
   async refresh(): Promise<void> {
     this.refreshedAt = performance.now();

@@ -78,6 +78,7 @@ export const createDefaultKernel: KernelFactory = (spec: KernelSpec): Kernel => 
     ...(spec.sandbox ? { sandbox: spec.sandbox } : {}),
     ...(spec.limits ? { limits: spec.limits } : {}),
     ...(spec.checkpoints === true ? { checkpoints: true } : {}),
+    ...(spec.forkOf !== undefined ? { forkOf: spec.forkOf } : {}),
   });
 };
 

@@ -35,6 +35,8 @@ export interface KernelSpec {
   limits?: ResourceLimits | undefined;
   /** Start Python kernels able to take checkpoints (docs/checkpoints.md). */
   checkpoints?: boolean | undefined;
+  /** Start the Python kernel as a fork of this checkpoint of another kernel (docs/checkpoints.md, Fork). */
+  forkOf?: { token: string; name: string } | undefined;
 }
 
 /** Builds a kernel; the manager calls `start()` on it. */

@@ -7,6 +7,7 @@ import { collectSecretValues, type SecretValue } from "../runtime/env-filter.js"
 import { checkSandboxLayout } from "../runtime/sandbox-argv.js";
 import { requireSandbox } from "../runtime/sandbox-probe.js";
 import { ConcurrencyLimiter } from "../session/concurrency-limiter.js";
+import { createDefaultKernel } from "../session/default-kernels.js";
 import { SessionManager } from "../session/session-manager.js";
 import type { SessionCallRequest, SessionManagerOptions } from "../session/session-types.js";
 import { BackendSelector, type EvalBackendStatus } from "./backends.js";
@@ -75,6 +76,12 @@ export interface EvalTool {
   restore(name: string): Promise<CheckpointDetails>;
   /** Back to the state before the last call that ran cells (needs `checkpoints` with `undo` levels). */
   undo(): Promise<CheckpointDetails>;
+  /**
+   * A new tool on a new session whose Python state starts as a copy of this session's (docs/checkpoints.md, Fork):
+   * explore two branches side by side. Takes checkpoint `fork-N` here, which the fork starts from. Needs
+   * `checkpoints`; not for sandboxed tools or a shared `manager` (CHECKPOINTS_UNSUPPORTED). Dispose it on its own.
+   */
+  fork(): Promise<EvalTool>;
   /** Cancels what runs and shuts down every kernel this tool started. */
   dispose(): Promise<void>;
 }
@@ -99,6 +106,7 @@ export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
   const pinned = new Set<string>();
   let store: ArtifactStore | undefined;
   let isDisposed = false;
+  let forkSerial = 0;
   let disposing: Promise<void> | undefined;
 
   const advertised = (): CellLanguage[] => backends.advertisedLanguages;
@@ -234,6 +242,44 @@ export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
     checkpoint: (name) => travel(execute, { checkpoint: name }),
     restore: (name) => travel(execute, { restore: name }),
     undo: () => travel(execute, { undo: true }),
+    async fork() {
+      if (isDisposed) throw new EvalkitError("DISPOSED", "the eval tool was disposed");
+      const why =
+        config.checkpoints === undefined
+          ? "it needs the `checkpoints` option"
+          : config.sandbox !== undefined
+            ? "a sandboxed session cannot be forked yet (the copy would have to join the same sandbox)"
+            : config.manager !== undefined
+              ? "a tool on a shared session manager cannot be forked"
+              : undefined;
+      if (why !== undefined) throw new EvalkitError("CHECKPOINTS_UNSUPPORTED", `fork: ${why}`);
+      const serial = ++forkSerial;
+      const release = await exclusive.acquire();
+      let point: { token: string; name: string };
+      try {
+        const call = manager.openCall({ sessionId: config.sessionId, cwd: config.cwd });
+        try {
+          point = await call.withCheckpoints((book) => book.forkPoint(`fork-${serial}`));
+        } finally {
+          await call.close();
+        }
+      } finally {
+        release();
+      }
+      const base = config.createKernel ?? createDefaultKernel;
+      let isFirst = true;
+      const { checkpoints: _own, ...rest } = options;
+      return createEvalTool({
+        ...rest,
+        sessionId: `${config.sessionId}/fork-${serial}`,
+        // The first Python kernel of the fork is the copy; a later one (after a reset or a crash) starts fresh.
+        createKernel: (spec) => {
+          if (spec.language !== "py" || !isFirst) return base(spec);
+          isFirst = false;
+          return base({ ...spec, forkOf: point });
+        },
+      });
+    },
     checkBackends: () => backends.status(),
     async warm() {
       if (isDisposed || manager.mode !== "session") return;

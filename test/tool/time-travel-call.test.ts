@@ -214,6 +214,43 @@ describe.skipIf(!isLinux)("checkpoints through the eval tool", () => {
     expect(listed.checkpoints.map((c) => c.name)).toContain("k");
   });
 
+  it("forks the session into two that start from the same state and then go their own ways", async () => {
+    const tool = makeTool({ cwd: makeTempDir("fork"), checkpoints: { undo: 0 } });
+    await stdout(tool, "import collections\nbranch = ['start']\ncounts = collections.Counter('aab')");
+    const fork = await tool.fork();
+    try {
+      const forkPid = Number(
+        await stdout(fork as ReturnType<typeof makeTool>, "import os; print(os.getpid())"),
+      );
+      expect(forkPid).not.toBe(await livePid(tool));
+      await stdout(fork as ReturnType<typeof makeTool>, "branch.append('fork'); counts['z'] = 9");
+      await stdout(tool, "branch.append('original')");
+      expect(
+        await stdout(fork as ReturnType<typeof makeTool>, "print(branch, counts['a'], counts['z'])"),
+      ).toBe("['start', 'fork'] 2 9\n");
+      expect(await stdout(tool, "print(branch, counts['z'])")).toBe("['start', 'original'] 0\n");
+      // The fork point stays a checkpoint of the original: it can go back to where the branches split.
+      const back = await tool.execute({ restore: "fork-1", cells: [{ code: "print(branch)" }] });
+      expect(back.details.cells[0]?.text).toBe("['start']\n");
+      // An interrupt reaches the fork's runner through its relay.
+      const controller = new AbortController();
+      const running = fork.execute({ cells: [{ code: "while True: pass" }] }, { signal: controller.signal });
+      setTimeout(() => controller.abort(), 300);
+      expect((await running).details.cells[0]?.status).toBe("cancelled");
+      await fork.dispose();
+      expect(await waitFor(() => !isProcessAlive(forkPid))).toBe(true);
+      expect(await stdout(tool, "print(len(branch))")).toBe("1\n");
+    } finally {
+      await fork.dispose();
+    }
+  });
+
+  it("refuses to fork without checkpoints or in the sandbox", async () => {
+    const plain = makeTool({ cwd: makeTempDir("nofork") });
+    const err = await plain.fork().catch((e: unknown) => e);
+    expect(isEvalkitError(err, "CHECKPOINTS_UNSUPPORTED")).toBe(true);
+  });
+
   it("leaves no process of the kernel, its root or its checkpoints after dispose", async () => {
     const tool = makeTool({ cwd: makeTempDir("dispose"), checkpoints: { undo: 1 } });
     await tool.checkpoint("one");

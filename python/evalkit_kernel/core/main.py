@@ -79,11 +79,18 @@ def main(config=None):
     state.writer.on_host_request = requests.read_now
     start_parent_watchdog()
     # With checkpoints, this process stays behind as the root and a fork of it runs the cells (time_travel.py).
+    time_travel.announce_ready = _announce_ready
     is_first = time_travel.start_root(requests) if _wants_checkpoints(config) else True
     limits.apply_process_limit(config.get("limits"))  # last: the runner's own threads are not the cell's N
     if is_first:
         _announce_ready()
     _serve(requests, gate)
+
+
+def checkpoints_token():
+    from ..lifetime import checkpoints
+
+    return checkpoints.token if time_travel.is_enabled else None
 
 
 def _wants_checkpoints(config):
@@ -103,6 +110,7 @@ def _announce_ready():
             "protocol": PROTOCOL_VERSION,
             "cwd": os.getcwd(),
             "checkpoints": time_travel.is_enabled,
+            "checkpointToken": checkpoints_token(),
         }
     )
 

@@ -30,6 +30,8 @@ BecomeLive = checkpoints.BecomeLive
 is_enabled = False
 _is_root = False  # this process is the root (it answers for itself, never over its own socket)
 _requests = None
+announce_ready = None  # main's `ready` frame, for a forked session's runner (set by main)
+_fork_link = None  # a forked session's runner keeps its relay's socket open: the relay ends when this process does
 
 
 def start_root(requests):
@@ -180,6 +182,9 @@ def finish_becoming_live(live):
     reaper.install()
     reaper._kept = set()
     usage.forget_children_baseline()
+    if live.adopt is not None:
+        _become_fork(live)
+        return
     if live.conn is not None:
         checkpoints.reply(live.conn, {"pid": os.getpid()})
         try:
@@ -190,6 +195,32 @@ def finish_becoming_live(live):
         frame = dict(live.announce)
         frame["livePid"] = os.getpid()
         writer.send(frame)
+
+
+def _become_fork(live):
+    """The runner of a forked session: the relay's stdin/stdout become the protocol, in a group of its own.
+
+    It takes no checkpoints of its own (their names would be the original kernel's) and leaves the original's
+    process group, so interrupts and kills of either session reach only that one.
+    """
+    global is_enabled, _fork_link
+    stdin, stdout = live.adopt
+    os.dup2(stdin, _requests._reader._fd)
+    os.dup2(stdout, state.writer._fd)
+    os.close(stdin)
+    os.close(stdout)
+    try:
+        os.setpgid(0, 0)
+    except OSError:
+        pass
+    from . import shutdown
+
+    shutdown.kernel_group = os.getpid()
+    is_enabled = False
+    _fork_link = live.conn
+    checkpoints.reply(live.conn, {"pid": os.getpid()})
+    if announce_ready is not None:
+        announce_ready()
 
 
 def _restart_router(router):

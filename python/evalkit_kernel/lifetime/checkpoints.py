@@ -105,10 +105,11 @@ class BecomeLive(BaseException):
     `conn` (when set) gets the new runner's pid; `announce` (when set) is a frame to send once it is live.
     """
 
-    def __init__(self, conn=None, announce=None):
+    def __init__(self, conn=None, announce=None, adopt=None):
         BaseException.__init__(self)
         self.conn = conn
         self.announce = announce
+        self.adopt = adopt  # (stdin, stdout) another host process handed over: a forked session's channel
 
 
 def fork_checkpoint(name, runner_threads):
@@ -155,7 +156,11 @@ def park(listener):
             conn, _ = listener.accept()
         except OSError:
             continue
-        command = _read_command(conn)
+        command, fds = _read_command(conn, with_fds=True)
+        if command == "adopt" and len(fds) == 2:
+            spawn_runner(conn, listener, adopt=fds)
+        for fd in fds:
+            os.close(fd)
         if command == "info":
             reply(conn, {"pid": os.getpid(), "privateBytes": private_bytes()})
         elif command == "drop":
@@ -167,7 +172,7 @@ def park(listener):
         conn.close()
 
 
-def spawn_runner(conn, listener, announce=None):
+def spawn_runner(conn, listener, announce=None, adopt=None):
     """Fork twice; in the grandchild (a live runner to be) raise BecomeLive; the middle process exits at once.
 
     The grandchild is then nobody's child but the nearest child subreaper's (the root's, in the end), so this
@@ -181,7 +186,7 @@ def spawn_runner(conn, listener, announce=None):
                 listener.close()
                 gc.enable()
                 restore_random()
-                raise BecomeLive(conn, announce)
+                raise BecomeLive(conn, announce, adopt)
 
         _run_child(grandchild)
     while True:
@@ -194,21 +199,31 @@ def spawn_runner(conn, listener, announce=None):
             break
 
 
-def _read_command(conn):
+def _read_command(conn, with_fds=False):
+    """The command line a peer of our own user sent (None otherwise); with_fds: also (command, passed fds)."""
     conn.settimeout(_CALL_TIMEOUT)
+    fds = []
+    command = None
     try:
         pid, uid, _ = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, _SO_PEERCRED, struct.calcsize("3i")))
-        if uid != os.getuid():
-            return None  # another user's process: abstract sockets have no file permissions to stop it
-        data = b""
-        while not data.endswith(b"\n") and len(data) < 4096:
-            chunk = conn.recv(4096)
-            if not chunk:
-                break
-            data += chunk
-        return data.decode("ascii", "replace").strip()
+        if uid == os.getuid():  # another user's process: abstract sockets have no file permissions to stop it
+            data = b""
+            while not data.endswith(b"\n") and len(data) < 4096:
+                chunk, ancillary, _, _ = conn.recvmsg(4096, socket.CMSG_SPACE(8 * 4))
+                for level, kind, payload in ancillary:
+                    if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                        fds.extend(struct.unpack("%di" % (len(payload) // 4), payload[: len(payload) // 4 * 4]))
+                if not chunk:
+                    break
+                data += chunk
+            command = data.decode("ascii", "replace").strip()
     except (OSError, ValueError, struct.error):
-        return None
+        pass
+    if not with_fds:
+        for fd in fds:
+            os.close(fd)
+        return command
+    return command, fds
 
 
 def _quiet_signals():

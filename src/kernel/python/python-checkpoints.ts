@@ -38,6 +38,7 @@ export class PythonCheckpoints implements KernelCheckpoints {
   constructor(
     private readonly channel: CheckpointChannel,
     livePid: number,
+    readonly token: string | undefined = undefined,
   ) {
     this.livePid = livePid;
   }

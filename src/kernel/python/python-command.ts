@@ -2,6 +2,7 @@
 // the configuration the runner reads from its bundle. No process is started here.
 import { join } from "node:path";
 import { resolveEvalkitHome } from "../../runtime/evalkit-home.js";
+import { packagePath } from "../../runtime/package-root.js";
 import { buildSandboxArgv } from "../../runtime/sandbox-argv.js";
 import type { SandboxFeatures } from "../../runtime/sandbox-probe.js";
 import type { ResolvedSandbox } from "../../runtime/sandbox-types.js";
@@ -9,6 +10,9 @@ import { countOwnProcesses } from "../process-tree.js";
 import { quoteForShell, shouldShellQuote } from "../shell-quote.js";
 import type { PythonKernelOptions } from "./python-kernel-options.js";
 import { loadBootstrap } from "./runner-bundle.js";
+
+/** The process a forked session starts: it hands its stdio to a checkpoint of the kernel forked from. */
+const FORK_RELAY_SCRIPT = packagePath("python", "fork_relay.py");
 
 /** The options of {@link PythonKernel} that decide how it starts. */
 export type PythonStartOptions = Pick<
@@ -23,6 +27,7 @@ export type PythonStartOptions = Pick<
   | "sandbox"
   | "limits"
   | "checkpoints"
+  | "forkOf"
 >;
 
 /** What starting one Python kernel takes: the command, the child's environment, the runner's configuration. */
@@ -76,6 +81,13 @@ function buildPythonCommand(
   options: PythonStartOptions,
   bwrap?: SandboxFeatures,
 ): { command: string; args: string[] } {
+  if (options.forkOf !== undefined) {
+    // Local only (the copy lives beside the kernel it was forked from): the relay, no launcher, no sandbox prefix.
+    return {
+      command: options.python,
+      args: ["-I", "-S", FORK_RELAY_SCRIPT, options.forkOf.token, options.forkOf.name],
+    };
+  }
   const pythonArgs = [...(options.args ?? []), "-u", "-c", loadBootstrap()];
   const launcher = bwrap === undefined ? options.launcher : buildSandboxPrefix(options, bwrap);
   if (!launcher || launcher.length === 0) return { command: options.python, args: pythonArgs };

@@ -45,6 +45,11 @@ export interface PythonKernelOptions {
    * a fork of it runs the cells. Linux only and not through a launcher (ignored there: `checkpoints` is then absent).
    */
   checkpoints?: boolean;
+  /**
+   * Start as a fork of another kernel's checkpoint (docs/checkpoints.md, Fork): `token` from that kernel, `name` of
+   * the checkpoint. The process started is a small relay that hands its stdin/stdout to a copy of the checkpoint.
+   */
+  forkOf?: { token: string; name: string };
 }
 
 /** What the runner reported about itself at start-up. */

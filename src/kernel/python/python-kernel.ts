@@ -39,6 +39,7 @@ export class PythonKernel implements Kernel {
   private readonly completions = new ReplyWaiters<IsCompleteReply>();
   private readonly completers = new ReplyWaiters<CompleteReply>();
   private cellSerial = 0;
+  private readyToken: string | undefined;
   private readonly name = `k${++kernelSerial}`;
 
   constructor(options: PythonKernelOptions) {
@@ -84,9 +85,9 @@ export class PythonKernel implements Kernel {
     // Built while the interpreter starts up.
     const bundle = buildRunnerBundle(runnerConfig);
     try {
-      this.info = kernelInfoOf(
-        await proc.handshake(bundle, this.options.startTimeoutMs ?? PYTHON_START_TIMEOUT_MS),
-      );
+      const ready = await proc.handshake(bundle, this.options.startTimeoutMs ?? PYTHON_START_TIMEOUT_MS);
+      this.readyToken = ready.checkpointToken;
+      this.info = kernelInfoOf(ready);
       if (this.info.checkpoints) {
         this.checkpoints = new PythonCheckpoints(
           {
@@ -95,6 +96,7 @@ export class PythonKernel implements Kernel {
             between: (run) => this.cells.add(run),
           },
           this.info.pid,
+          this.readyToken,
         );
       }
     } catch (err) {
