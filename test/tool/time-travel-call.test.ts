@@ -91,13 +91,17 @@ describe.skipIf(!isLinux)("checkpoints through the eval tool", () => {
     const tool = makeTool({ cwd: makeTempDir("crash"), checkpoints: { undo: 0 } });
     await tool.execute({ cells: [{ code: "model = {'weights': list(range(5))}" }], checkpoint: "trained" });
     const before = await livePid(tool);
-    process.kill(before, "SIGKILL");
-    expect(await waitFor(() => !isProcessAlive(before))).toBe(true);
-    const next = await tool.execute({ cells: [{ code: "print('model' in dir())" }] });
-    expect(next.details.cells[0]?.text).toBe("False\n");
-    const notices = next.details.cells[0]?.notices?.join("\n") ?? "";
+    // What the OOM killer does: a SIGKILL from outside, here while a cell runs.
+    const died = await tool.execute({
+      cells: [{ code: `import os, signal, time\nos.kill(${before}, signal.SIGKILL)\ntime.sleep(5)` }],
+    });
+    expect(died.details.cells[0]?.status).toBe("died");
+    expect(isProcessAlive(before)).toBe(false);
+    const notices = died.details.cells[0]?.notices?.join("\n") ?? "";
     expect(notices).toContain("state lost");
     expect(notices).toContain('{"restore": "trained"}');
+    const next = await tool.execute({ cells: [{ code: "print('model' in dir())" }] });
+    expect(next.details.cells[0]?.text).toBe("False\n");
     const back = await tool.execute({ restore: "trained", cells: [{ code: "print(model)" }] });
     expect(back.details.cells[0]?.text).toBe("{'weights': [0, 1, 2, 3, 4]}\n");
   });

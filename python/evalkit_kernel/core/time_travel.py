@@ -139,6 +139,10 @@ def _retire(new_pid):
     """
     keep = set(checkpoints.checkpoint_pids) | {new_pid}
     try:
+        keep.update(checkpoints.ask(None, "forks").get("pids", ()))  # forked sessions' runners are not ours
+    except Exception:
+        pass
+    try:
         state.writer.flush_held()
     except Exception:
         pass
@@ -218,6 +222,10 @@ def _become_fork(live):
     shutdown.kernel_group = os.getpid()
     is_enabled = False
     _fork_link = live.conn
+    try:
+        checkpoints.ask(None, "fork %d" % os.getpid())  # so a restore of the original spares this session
+    except Exception:
+        pass
     checkpoints.reply(live.conn, {"pid": os.getpid()})
     if announce_ready is not None:
         announce_ready()
@@ -267,6 +275,7 @@ class _Root(object):
     def __init__(self, listener, live):
         self.listener = listener
         self.live = live
+        self.forks = set()  # runners of forked sessions started from this kernel's checkpoints
         self.reader = _requests._reader
 
     def serve(self):
@@ -303,6 +312,7 @@ class _Root(object):
 
     def _reap(self):
         for pid, code, sig in checkpoints.reap_children():
+            self.forks.discard(pid)
             if pid == self.live:
                 self.live = None
                 state.writer.send({"type": "runner_exit", "pid": pid, "exitCode": code, "signal": sig})
@@ -319,6 +329,14 @@ class _Root(object):
             except (ValueError, IndexError):
                 pass
             checkpoints.reply(conn, {"ok": True})
+        elif command.startswith("fork "):
+            try:
+                self.forks.add(int(command.split()[1]))
+            except (ValueError, IndexError):
+                pass
+            checkpoints.reply(conn, {"ok": True})
+        elif command == "forks":
+            checkpoints.reply(conn, {"pids": sorted(self.forks)})
         elif command == "info":
             checkpoints.reply(conn, {"pid": os.getpid(), "privateBytes": checkpoints.private_bytes()})
         conn.close()
