@@ -103,7 +103,24 @@ async function replay(books: string[][], undo: boolean): Promise<number> {
   return total;
 }
 
+async function forkTimes(): Promise<number[]> {
+  const tool = createEvalTool({ python, checkpoints: { undo: 0 } });
+  await tool.execute({ cells: [{ code: "import json, collections\nstate = list(range(100000))" }] });
+  const times: number[] = [];
+  for (let i = 0; i < 7; i++) {
+    const start = performance.now();
+    const fork = await tool.fork();
+    await fork.execute({ cells: [{ code: "len(state)" }] });
+    times.push(ms(start));
+    await fork.dispose();
+  }
+  await tool.dispose();
+  return times;
+}
+
 await bigState();
+const forks = await forkTimes();
+rows.push(["`tool.fork()` → first result in the fork", `${median(forks).toFixed(1)} ms`, range(forks), ""]);
 const cold: Record<string, number[]> = { off: [], on: [] };
 for (let i = 0; i < 9; i++) {
   cold.off!.push(await coldStart(false));
