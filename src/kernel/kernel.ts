@@ -93,6 +93,11 @@ export interface KernelCheckpoints {
   drop(name: string): Promise<void>;
   /** The private memory of each named checkpoint and of the root. */
   describe(names: string[]): Promise<CheckpointMemory[]>;
+  /**
+   * Kills only the live interpreter (a cell that ignored its interrupt), so the checkpoints survive; false when
+   * that cannot be done here (the kernel must then be shut down whole).
+   */
+  killInterpreter?(): Promise<boolean>;
 }
 
 /** One retained interpreter. */

@@ -164,7 +164,10 @@ export class SessionCall {
         onOutput: request.onOutput,
         bridge: context.bridge,
         onInputRequest: context.onInputRequest,
-        killKernel: () => lease.kernel.shutdown(),
+        // With checkpoints only the interpreter is killed, so they survive (docs/checkpoints.md, Crashes).
+        killKernel: async () => {
+          if (!(await lease.kernel.checkpoints?.killInterpreter?.())) await lease.kernel.shutdown();
+        },
         watchdogTimer: lease.entry?.watchdogTimer,
       });
       if (run.kind === "not-started") {

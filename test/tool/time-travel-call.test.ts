@@ -106,6 +106,21 @@ describe.skipIf(!isLinux)("checkpoints through the eval tool", () => {
     expect(back.details.cells[0]?.text).toBe("{'weights': [0, 1, 2, 3, 4]}\n");
   });
 
+  it("kills only the interpreter when a cell ignores its timeout's interrupt, so the checkpoints survive", async () => {
+    const tool = makeTool({ cwd: makeTempDir("stuck"), checkpoints: { undo: 0 }, interruptGraceMs: 300 });
+    await tool.execute({ cells: [{ code: "weights = [0.5]" }], checkpoint: "good" });
+    const stuck = await tool.execute({
+      cells: [
+        { code: "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True: pass", timeout: 1 },
+      ],
+    });
+    expect(stuck.details.cells[0]?.status).toBe("killed");
+    const notices = stuck.details.cells[0]?.notices?.join("\n") ?? "";
+    expect(notices).toContain('{"restore": "good"}');
+    const back = await tool.execute({ restore: "good", cells: [{ code: "print(weights)" }] });
+    expect(back.details.cells[0]?.text).toBe("[0.5]\n");
+  });
+
   it("restores the newest checkpoint by itself after a crash with restoreOnCrash", async () => {
     const tool = makeTool({ cwd: makeTempDir("auto"), checkpoints: { undo: 0, restoreOnCrash: true } });
     await tool.checkpoint("empty");

@@ -57,6 +57,7 @@ export class PythonCheckpoints implements KernelCheckpoints {
     const reply = await this.request("restore", { name });
     this.livePid = Number(reply.livePid);
     this.runnerExit = undefined;
+    this.isKillRequested = false;
   }
 
   async drop(name: string): Promise<void> {
@@ -79,6 +80,30 @@ export class PythonCheckpoints implements KernelCheckpoints {
       return memory;
     });
   }
+
+  /**
+   * SIGKILL to the live runner alone; resolves true once the root reported its end. Not in a sandbox, whose
+   * PID namespace hides the runner's pid from the host.
+   */
+  async killInterpreter(): Promise<boolean> {
+    if (this.cannotSignal || !this.channel.isProcessAlive() || this.runnerExit !== undefined) return false;
+    this.isKillRequested = true;
+    try {
+      process.kill(this.livePid, "SIGKILL");
+    } catch {
+      return false;
+    }
+    const deadline = Date.now() + 3000;
+    while (this.runnerExit === undefined && Date.now() < deadline && this.channel.isProcessAlive()) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    return this.runnerExit !== undefined;
+  }
+
+  /** True once the host killed the runner itself (the death notice then says so). */
+  isKillRequested = false;
+  /** Set for sandboxed kernels: the host cannot signal a pid inside the sandbox. */
+  cannotSignal = false;
 
   /** A `checkpoint_reply` frame. */
   onReply(frame: Reply): void {

@@ -98,6 +98,7 @@ export class PythonKernel implements Kernel {
           this.info.pid,
           this.readyToken,
         );
+        this.checkpoints.cannotSignal = this.options.sandbox !== undefined;
       }
     } catch (err) {
       await this.shutdown();
@@ -195,6 +196,8 @@ export class PythonKernel implements Kernel {
   }
 
   private async killAfterInterrupt(cell: PythonRunningCell): Promise<void> {
+    // With checkpoints only the interpreter dies: the root reports it and the cell settles as killed.
+    if (await this.checkpoints?.killInterpreter()) return;
     await this.shutdown();
     if (this.running === cell) {
       this.running = undefined;
@@ -275,6 +278,7 @@ export class PythonKernel implements Kernel {
           signal: exit?.signal ?? null,
           requested: false,
           restorable: true,
+          ...(this.checkpoints?.isKillRequested ? { killed: true } : {}),
         }),
       );
     }
