@@ -60,6 +60,17 @@ class CheckpointTest(unittest.TestCase):
         self.assertTrue(self.ask("restore", name="k")["ok"])
         self.assertEqual(self.out("print(kept)"), "42\n")
 
+    def test_the_death_of_a_restored_runner_is_reported_by_its_checkpoint_through_the_root(self):
+        self.out("kept = 'b'")
+        self.ask("checkpoint", name="b")
+        restored = self.ask("restore", name="b")
+        pid = int(self.out("import os; print(os.getpid())"))
+        self.assertEqual(pid, restored["livePid"])
+        os.kill(pid, signal.SIGKILL)
+        self.assertEqual(self.runner.next_frame(), {"type": "runner_exit", "pid": pid, "exitCode": None, "signal": 9})
+        self.assertTrue(self.ask("restore", name="b")["ok"])
+        self.assertEqual(self.out("print(kept)"), "b\n")
+
     def test_a_dropped_checkpoint_is_gone_and_names_are_unique(self):
         self.ask("checkpoint", name="x")
         again = self.ask("checkpoint", name="x")

@@ -176,6 +176,7 @@ def finish_becoming_live(live):
         signal.set_wakeup_fd(-1)
     except (ValueError, OSError):
         pass
+    checkpoints.close_parked_state()
     writer = state.writer
     writer._lock = threading.Lock()
     writer.broken = False
@@ -328,6 +329,20 @@ class _Root(object):
                 self.live = int(command.split()[1])
             except (ValueError, IndexError):
                 pass
+            checkpoints.reply(conn, {"ok": True})
+        elif command.startswith("died "):
+            # A checkpoint reaped a runner it spawned: the live one's end is reported like a child's.
+            parts = command.split()
+            try:
+                pid = int(parts[1])
+                code = None if parts[2] == "None" else int(parts[2])
+                sig = None if parts[3] == "None" else int(parts[3])
+            except (ValueError, IndexError):
+                pid = None
+            self.forks.discard(pid)
+            if pid is not None and pid == self.live:
+                self.live = None
+                state.writer.send({"type": "runner_exit", "pid": pid, "exitCode": code, "signal": sig})
             checkpoints.reply(conn, {"ok": True})
         elif command.startswith("fork "):
             try:

@@ -2,10 +2,10 @@
 
 A checkpoint is a child the live runner forks between cells. It holds the interpreter's state in pages it
 shares with the runner until either writes them, and waits, parked, on a Unix socket of its own (Linux
-abstract namespace: no file to clean up; peers of another user are refused). Asked to `spawn`, it forks twice:
-the grandchild is a new live runner with the checkpoint's state, the middle process exits at once, so the new
-runner is adopted by the nearest child subreaper (the root, see core/time_travel.py) and the checkpoint stays
-as it was, ready to be restored again. Nothing here speaks the protocol; the live side does (core/time_travel).
+abstract namespace: no file to clean up; peers of another user are refused). Asked to `spawn`, it forks: the
+child is a new live runner with the checkpoint's state, and the checkpoint stays as it was, ready to be restored
+again. It reaps the runners it spawned and tells the root (core/time_travel.py) when one ends. Nothing here speaks
+the protocol; the live side does (core/time_travel).
 """
 
 import gc
@@ -148,55 +148,91 @@ def fork_quietly():
 
 
 def park(listener):
-    """The checkpoint's life: answer `info`, `drop` and `spawn` until dropped or killed with the kernel."""
+    """The checkpoint's life: answer `info`, `drop`, `spawn` and `adopt` until dropped or killed with the kernel.
+
+    A runner it spawns is its child: when one ends, it is reaped here and the root is told (`died`), which
+    reports the live runner's end to the host.
+    """
+    global _wake
     _quiet_signals()
     gc.disable()  # a collection would write to every object's page: the checkpoint must touch nothing
+    import select
+
+    wake_r, wake_w = os.pipe()
+    os.set_blocking(wake_w, False)
+    _wake = (wake_r, wake_w)
+    signal.signal(signal.SIGCHLD, _on_child)
+    signal.set_wakeup_fd(wake_w)
+    poller = select.poll()
+    poller.register(listener.fileno(), select.POLLIN)
+    poller.register(wake_r, select.POLLIN)
     while True:
         try:
-            conn, _ = listener.accept()
-        except OSError:
+            events = poller.poll()
+        except InterruptedError:
             continue
-        command, fds = _read_command(conn, with_fds=True)
-        if command == "adopt" and len(fds) == 2:
-            spawn_runner(conn, listener, adopt=fds)
-        for fd in fds:
-            os.close(fd)
-        if command == "info":
-            reply(conn, {"pid": os.getpid(), "privateBytes": private_bytes()})
-        elif command == "drop":
-            listener.close()  # from now on the name is free: a restore of it finds nothing
-            reply(conn, {"ok": True})
-            os._exit(0)
-        elif command == "spawn":
-            spawn_runner(conn, listener)
-        conn.close()
+        for fd, _ in events:
+            if fd == wake_r:
+                try:
+                    os.read(wake_r, 512)
+                except OSError:
+                    pass
+                for pid, code, sig in reap_children():
+                    try:
+                        ask(None, "died %d %s %s" % (pid, code, sig), timeout=2.0)
+                    except Exception:
+                        pass
+            else:
+                _serve_one(listener)
+
+
+def _serve_one(listener):
+    try:
+        conn, _ = listener.accept()
+    except OSError:
+        return
+    command, fds = _read_command(conn, with_fds=True)
+    if command == "adopt" and len(fds) == 2:
+        spawn_runner(conn, listener, adopt=fds)
+    for fd in fds:
+        os.close(fd)
+    if command == "info":
+        reply(conn, {"pid": os.getpid(), "privateBytes": private_bytes()})
+    elif command == "drop":
+        listener.close()  # from now on the name is free: a restore of it finds nothing
+        reply(conn, {"ok": True})
+        os._exit(0)
+    elif command == "spawn":
+        spawn_runner(conn, listener)
+    conn.close()
+
+
+_wake = None  # the parked process's SIGCHLD wake-up pipe (closed by a runner it spawns)
+
+
+def _on_child(signum, frame):
+    pass
+
+
+def close_parked_state():
+    """In a runner spawned from a checkpoint: the checkpoint's wake-up pipe and SIGCHLD handling are not its own."""
+    global _wake
+    if _wake is not None:
+        for fd in _wake:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        _wake = None
 
 
 def spawn_runner(conn, listener, announce=None, adopt=None):
-    """Fork twice; in the grandchild (a live runner to be) raise BecomeLive; the middle process exits at once.
-
-    The grandchild is then nobody's child but the nearest child subreaper's (the root's, in the end), so this
-    process never has to wait for it, and its death reaches the root, which reports it.
-    """
-    middle = fork_quietly()
-    if middle == 0:
-
-        def grandchild():
-            if fork_quietly() == 0:
-                listener.close()
-                gc.enable()
-                restore_random()
-                raise BecomeLive(conn, announce, adopt)
-
-        _run_child(grandchild)
-    while True:
-        try:
-            os.waitpid(middle, 0)
-            break
-        except InterruptedError:
-            continue
-        except ChildProcessError:
-            break
+    """Fork; in the child (a live runner to be) raise BecomeLive. The runner stays this checkpoint's child."""
+    if fork_quietly() == 0:
+        listener.close()
+        gc.enable()
+        restore_random()
+        raise BecomeLive(conn, announce, adopt)
 
 
 def _read_command(conn, with_fds=False):
