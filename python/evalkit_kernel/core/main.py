@@ -15,6 +15,8 @@ from ..lifetime import limits
 from ..lifetime import reaper
 from . import state
 from . import stdin_policy
+from . import relive
+from . import root
 from . import time_travel
 from ..lifetime import usage
 from ..capture.channel_fds import move_high, reset_blocking
@@ -79,8 +81,9 @@ def main(config=None):
     state.writer.on_host_request = requests.read_now
     start_parent_watchdog()
     # With checkpoints, this process stays behind as the root and a fork of it runs the cells (time_travel.py).
-    time_travel.announce_ready = _announce_ready
-    is_first = time_travel.start_root(requests) if _wants_checkpoints(config) else True
+    relive.requests = requests
+    relive.announce_ready = _announce_ready
+    is_first = root.start_root(requests) if _wants_checkpoints(config) else True
     limits.apply_process_limit(config.get("limits"))  # last: the runner's own threads are not the cell's N
     if is_first:
         _announce_ready()
@@ -90,7 +93,13 @@ def main(config=None):
 def checkpoints_token():
     from ..lifetime import checkpoints
 
-    return checkpoints.token if time_travel.is_enabled else None
+    return checkpoints.token if checkpoints.is_enabled else None
+
+
+def _checkpoints_enabled():
+    from ..lifetime import checkpoints
+
+    return checkpoints.is_enabled
 
 
 def _wants_checkpoints(config):
@@ -109,7 +118,7 @@ def _announce_ready():
             "executable": sys.executable,
             "protocol": PROTOCOL_VERSION,
             "cwd": os.getcwd(),
-            "checkpoints": time_travel.is_enabled,
+            "checkpoints": _checkpoints_enabled(),
             "checkpointToken": checkpoints_token(),
         }
     )
@@ -128,7 +137,7 @@ def _serve(requests, gate):
             try:
                 time_travel.handle(request)
             except time_travel.BecomeLive as live:  # a checkpoint of ours was restored: we are its new runner
-                time_travel.finish_becoming_live(live)
+                relive.finish_becoming_live(live)
             continue
         gate.take()
         try:

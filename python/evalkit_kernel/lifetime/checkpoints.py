@@ -14,10 +14,13 @@ import os
 import socket
 import struct
 import sys
-import threading
 import _signal as signal
 
+from . import checkpoint_limits
+
 token = None  # per kernel, made by the root at start-up: names this kernel's sockets
+is_enabled = False  # this kernel runs with checkpoints (a forked session's runner does not)
+is_root = False  # this process is the root: it answers for itself, never over its own socket
 _SO_PEERCRED = getattr(socket, "SO_PEERCRED", 17)
 _CALL_TIMEOUT = 10.0
 checkpoint_pids = set()  # checkpoints this process forked: never "a child process of the cell"
@@ -114,7 +117,7 @@ class BecomeLive(BaseException):
 
 def fork_checkpoint(name, runner_threads):
     """Fork a parked checkpoint of this process; returns (its pid, what a restore will not carry)."""
-    limits = describe_limits(runner_threads)
+    limits = checkpoint_limits.describe(runner_threads, checkpoint_pids)
     listener = listen(name)
     save_random()
     pid = fork_quietly()
@@ -282,92 +285,6 @@ def restore_random():
     module = sys.modules.get("random")
     if module is not None and _random_state is not None:
         module.setstate(_random_state)
-
-
-def describe_limits(runner_threads):
-    """What a restore of a checkpoint taken now cannot bring back, in words (empty: nothing detected)."""
-    notes = []
-    main = threading.main_thread()
-    dummy = getattr(threading, "_DummyThread", ())
-    users = [t.name for t in threading.enumerate() if t is not main and t.is_alive() and not isinstance(t, dummy)]
-    if users:
-        notes.append("running threads are not copied (%s): they will not run in the restored state" % ", ".join(users[:5]))
-    try:
-        tasks = len(os.listdir("/proc/self/task"))
-    except OSError:
-        tasks = 0
-    native = tasks - 1 - runner_threads - len(users)
-    if native > 0:
-        notes.append("%d thread(s) started by native code (a BLAS or I/O pool?) will not run in the restored state" % native)
-    children = [pid for pid in _children() if pid not in checkpoint_pids and not _is_guard(pid)]
-    if children:
-        notes.append(
-            "child processes are not copied (pid %s): the restored state will not have them"
-            % ", ".join(str(p) for p in children[:5])
-        )
-    sockets = _count_sockets()
-    if sockets:
-        notes.append("%d open socket(s) are shared with the checkpoint, not copied: their peers move on" % sockets)
-    torch = sys.modules.get("torch")
-    try:
-        if torch is not None and torch.cuda.is_initialized():
-            notes.append("a CUDA context cannot be copied: GPU tensors are not usable after a restore")
-    except Exception:
-        pass
-    return notes
-
-
-def _is_guard(pid):
-    from . import guard
-
-    return pid == guard.guard_pid
-
-
-def _children():
-    pids = []
-    try:
-        for task in os.listdir("/proc/self/task"):
-            with open("/proc/self/task/%s/children" % task, "rb") as handle:
-                pids.extend(int(p) for p in handle.read().split())
-    except (OSError, ValueError):
-        pass
-    return [pid for pid in pids if not _is_zombie(pid)]
-
-
-def _is_zombie(pid):
-    try:
-        with open("/proc/%d/stat" % pid, "rb") as handle:
-            stat = handle.read()
-        return stat[stat.rfind(b")") + 2:stat.rfind(b")") + 3] == b"Z"
-    except OSError:
-        return True
-
-
-_own_sockets = set()  # the runner's own (the host's stdio may be socket pairs): not the cell's
-
-
-def note_own_sockets():
-    _own_sockets.update(_sockets())
-
-
-def _count_sockets():
-    return len(_sockets() - _own_sockets)
-
-
-def _sockets():
-    found = set()
-    try:
-        names = os.listdir("/proc/self/fd")
-    except OSError:
-        return found
-    for name in names:
-        try:
-            link = os.readlink("/proc/self/fd/" + name)
-        except OSError:
-            continue
-        if link.startswith("socket:"):
-            found.add(link)
-    return found
 
 
 def reap_children():
