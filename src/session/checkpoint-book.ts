@@ -45,6 +45,36 @@ export function checkpointBookOf(kernel: Kernel, options: CheckpointOptions): Ch
   return book;
 }
 
+/** Before the first Python cell of a call: the automatic checkpoint `{undo: true}` returns to (never fails the call). */
+export async function takeUndoPoint(
+  kernel: Kernel,
+  options: CheckpointOptions | undefined,
+  notices: string[],
+): Promise<void> {
+  if (!options?.undo || kernel.checkpoints === undefined) return;
+  try {
+    await checkpointBookOf(kernel, options).takeAutomatic(notices);
+  } catch (err) {
+    notices.push(`no undo point for this call: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+/** The interpreter died but its kernel's checkpoints live: a fresh or restored one takes its place; false if not. */
+export async function recoverInterpreter(
+  kernel: Kernel,
+  options: CheckpointOptions | undefined,
+  notices: string[],
+): Promise<boolean> {
+  if (options === undefined || kernel.checkpoints?.isRestorable !== true) return false;
+  try {
+    notices.push(...(await checkpointBookOf(kernel, options).recover()));
+    return kernel.isAlive;
+  } catch (err) {
+    notices.push(`the checkpoints could not be used: ${err instanceof Error ? err.message : String(err)}`);
+    return false;
+  }
+}
+
 /** The checkpoints of one kernel, in the order they were taken. */
 export class CheckpointBook {
   private entries: CheckpointEntry[] = [];

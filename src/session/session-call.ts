@@ -5,7 +5,13 @@ import type { Kernel } from "../kernel/kernel.js";
 import type { HostBridge } from "./bridge-handlers.js";
 import { cancelledByDispose, cancelledWhileQueued } from "./cell-outcome.js";
 import { runCell } from "./cell-runner.js";
-import { type CheckpointBook, type CheckpointOptions, checkpointBookOf } from "./checkpoint-book.js";
+import {
+  type CheckpointBook,
+  type CheckpointOptions,
+  checkpointBookOf,
+  recoverInterpreter,
+  takeUndoPoint,
+} from "./checkpoint-book.js";
 import type { ConcurrencyLimiter } from "./concurrency-limiter.js";
 import { clampTimeoutSec } from "./idle-timeout.js";
 import type { KernelPool, PoolEntry } from "./kernel-pool.js";
@@ -152,7 +158,10 @@ export class SessionCall {
         throw err;
       }
       shouldReset = false;
-      await this.takeUndoPoint(language, lease.kernel, notices);
+      if (!this.isUndoPointTaken && language === "py") {
+        this.isUndoPointTaken = true;
+        await takeUndoPoint(lease.kernel, context.checkpoints, notices);
+      }
       const run = await runCell({
         kernel: lease.kernel,
         code: request.code,
@@ -179,7 +188,10 @@ export class SessionCall {
       }
       this.failures?.set(language, 0);
       const { outcome } = run;
-      if (run.isKernelLost && (await this.recoverInterpreter(lease.kernel, outcome.notices))) {
+      if (
+        run.isKernelLost &&
+        (await recoverInterpreter(lease.kernel, context.checkpoints, outcome.notices))
+      ) {
         // The kernel lives on: its checkpoints survived the interpreter (docs/checkpoints.md).
       } else if (run.isKernelLost) {
         const reason =
@@ -237,32 +249,6 @@ export class SessionCall {
     return result;
   }
 
-  /** Before the first Python cell of a call: the automatic checkpoint `{undo: true}` returns to. */
-  private async takeUndoPoint(language: CellLanguage, kernel: Kernel, notices: string[]): Promise<void> {
-    const options = this.context.checkpoints;
-    if (this.isUndoPointTaken || language !== "py" || !options?.undo || kernel.checkpoints === undefined)
-      return;
-    this.isUndoPointTaken = true;
-    try {
-      await checkpointBookOf(kernel, options).takeAutomatic(notices);
-    } catch (err) {
-      notices.push(`no undo point for this call: ${err instanceof Error ? err.message : String(err)}`);
-    }
-  }
-
-  /** The interpreter died but its kernel's checkpoints live: a fresh or restored interpreter takes its place. */
-  private async recoverInterpreter(kernel: Kernel, notices: string[]): Promise<boolean> {
-    const options = this.context.checkpoints;
-    if (options === undefined || kernel.checkpoints?.isRestorable !== true) return false;
-    try {
-      notices.push(...(await checkpointBookOf(kernel, options).recover()));
-      return kernel.isAlive;
-    } catch (err) {
-      notices.push(`the checkpoints could not be used: ${err instanceof Error ? err.message : String(err)}`);
-      return false;
-    }
-  }
-
   /** The kernel for `language`, started (with crash-loop protection) when there is none. */
   private async acquireKernel(
     language: CellLanguage,
@@ -301,7 +287,11 @@ export class SessionCall {
           "directory shares it, so their earlier state is gone too",
       );
     }
-    if (entry.kernel && !entry.kernel.isAlive && !(await this.recoverInterpreter(entry.kernel, notices))) {
+    if (
+      entry.kernel &&
+      !entry.kernel.isAlive &&
+      !(await recoverInterpreter(entry.kernel, context.checkpoints, notices))
+    ) {
       context.pool.markLost(entry, "previous kernel exited");
     }
     if (!entry.kernel) {

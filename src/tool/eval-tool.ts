@@ -1,18 +1,18 @@
 // createEvalTool: the framework-agnostic eval tool (schema, description, exclusive execute, dispose).
 import type { CellLanguage, CheckpointDetails } from "../contracts/cell-result.js";
-import { EvalkitError, type EvalkitErrorCode } from "../errors.js";
+import { EvalkitError } from "../errors.js";
 import { type ArtifactStore, createArtifactStore } from "../output/artifact-store.js";
 import { createRedactor } from "../output/redact.js";
 import { collectSecretValues, type SecretValue } from "../runtime/env-filter.js";
 import { checkSandboxLayout } from "../runtime/sandbox-argv.js";
 import { requireSandbox } from "../runtime/sandbox-probe.js";
 import { ConcurrencyLimiter } from "../session/concurrency-limiter.js";
-import { createDefaultKernel } from "../session/default-kernels.js";
 import { SessionManager } from "../session/session-manager.js";
 import type { SessionCallRequest, SessionManagerOptions } from "../session/session-types.js";
 import { BackendSelector, type EvalBackendStatus } from "./backends.js";
 import { buildEvalDescription } from "./description.js";
 import type { EvalJob } from "./eval-job.js";
+import { forkEvalTool, travel } from "./fork-tool.js";
 import {
   createEvalInputSchema,
   type EvalInput,
@@ -242,44 +242,16 @@ export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
     checkpoint: (name) => travel(execute, { checkpoint: name }),
     restore: (name) => travel(execute, { restore: name }),
     undo: () => travel(execute, { undo: true }),
-    async fork() {
-      if (isDisposed) throw new EvalkitError("DISPOSED", "the eval tool was disposed");
-      const why =
-        config.checkpoints === undefined
-          ? "it needs the `checkpoints` option"
-          : config.sandbox !== undefined
-            ? "a sandboxed session cannot be forked yet (the copy would have to join the same sandbox)"
-            : config.manager !== undefined
-              ? "a tool on a shared session manager cannot be forked"
-              : undefined;
-      if (why !== undefined) throw new EvalkitError("CHECKPOINTS_UNSUPPORTED", `fork: ${why}`);
-      const serial = ++forkSerial;
-      const release = await exclusive.acquire();
-      let point: { token: string; name: string };
-      try {
-        const call = manager.openCall({ sessionId: config.sessionId, cwd: config.cwd });
-        try {
-          point = await call.withCheckpoints((book) => book.forkPoint(`fork-${serial}`));
-        } finally {
-          await call.close();
-        }
-      } finally {
-        release();
-      }
-      const base = config.createKernel ?? createDefaultKernel;
-      let isFirst = true;
-      const { checkpoints: _own, ...rest } = options;
-      return createEvalTool({
-        ...rest,
-        sessionId: `${config.sessionId}/fork-${serial}`,
-        // The first Python kernel of the fork is the copy; a later one (after a reset or a crash) starts fresh.
-        createKernel: (spec) => {
-          if (spec.language !== "py" || !isFirst) return base(spec);
-          isFirst = false;
-          return base({ ...spec, forkOf: point });
-        },
-      });
-    },
+    fork: () =>
+      forkEvalTool({
+        options,
+        config,
+        isDisposed: () => isDisposed,
+        serial: ++forkSerial,
+        exclusive,
+        manager,
+        create: createEvalTool,
+      }),
     checkBackends: () => backends.status(),
     async warm() {
       if (isDisposed || manager.mode !== "session") return;
@@ -338,22 +310,6 @@ function buildManagerOptions(config: ResolvedToolOptions): SessionManagerOptions
   if (config.limits !== undefined) options.limits = config.limits;
   if (config.checkpoints !== undefined) options.checkpoints = config.checkpoints;
   return options;
-}
-
-/** The library's time travel: one call without cells, its report, or its error thrown. */
-async function travel(
-  execute: (input: unknown) => Promise<EvalToolResult>,
-  input: Record<string, unknown>,
-): Promise<CheckpointDetails> {
-  const { details } = await execute(input);
-  const report = details.checkpoints;
-  if (report === undefined) throw new EvalkitError("INTERNAL", "the call made no checkpoint report");
-  if (report.error) {
-    throw new EvalkitError(report.error.code as EvalkitErrorCode, report.error.message, {
-      checkpoints: report,
-    });
-  }
-  return report;
 }
 
 function cancelledBeforeStart(

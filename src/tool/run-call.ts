@@ -12,7 +12,14 @@ import { CellCollector } from "./cell-collector.js";
 import { boundErrorInfo } from "./details-redaction.js";
 import type { EvalInput } from "./input-schema.js";
 import { buildCellContent, type EvalContent } from "./result-content.js";
-import { checkpointNotTaken, describeCheckpoints, rollBack, takeCheckpoint } from "./time-travel-call.js";
+import {
+  checkpointNotTaken,
+  describeCheckpoints,
+  mergeTravel,
+  rollBack,
+  takeCheckpoint,
+  withCall,
+} from "./time-travel-call.js";
 import type { EvalOutputOptions } from "./tool-options.js";
 
 /** What `onUpdate` receives while a call runs: finished cells plus the running cell's text so far. */
@@ -86,7 +93,7 @@ export async function runEvalCall(ctx: RunCallContext): Promise<EvalToolResult> 
   let travel: CheckpointDetails | undefined;
   try {
     if (input.restore !== undefined || input.undo === true) {
-      travel = await openAndRun(ctx, (opened) => {
+      travel = await withCall(ctx.openCall, call, (opened) => {
         call = opened;
         return rollBack(opened, input);
       });
@@ -202,7 +209,7 @@ export async function runEvalCall(ctx: RunCallContext): Promise<EvalToolResult> 
     }
     const name = input.checkpoint;
     if (name !== undefined && stopReason === undefined) {
-      const taken = await openAndRun(ctx, (opened) => {
+      const taken = await withCall(ctx.openCall, call, (opened) => {
         call = opened;
         return takeCheckpoint(opened, name);
       });
@@ -221,34 +228,6 @@ export async function runEvalCall(ctx: RunCallContext): Promise<EvalToolResult> 
     content.push({ type: "text", text: ctx.redact(describeCheckpoints(travel)) });
   }
   return { content, details };
-
-  function openAndRun(
-    context: RunCallContext,
-    run: (opened: SessionCall) => Promise<CheckpointDetails>,
-  ): Promise<CheckpointDetails> {
-    try {
-      return run(call ?? context.openCall());
-    } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      const code = err instanceof EvalkitError ? err.code : "INTERNAL";
-      return Promise.resolve({ checkpoints: [], notices: [], error: { code, message } });
-    }
-  }
-}
-
-/** A call that restored and then took a checkpoint: one report of both. */
-function mergeTravel(before: CheckpointDetails, after: CheckpointDetails): CheckpointDetails {
-  const merged: CheckpointDetails = {
-    ...before,
-    ...after,
-    notices: [...before.notices, ...after.notices],
-    checkpoints: after.error ? before.checkpoints : after.checkpoints,
-  };
-  if (before.restored !== undefined) merged.restored = before.restored;
-  const error = after.error ?? before.error;
-  if (error) merged.error = error;
-  else delete merged.error;
-  return merged;
 }
 
 function emitOutput(ctx: RunCallContext, index: number, output: CellOutput): void {

@@ -51,6 +51,36 @@ async function step(
   }
 }
 
+/** Runs `run` on the call (opened now when there is none); a call that cannot open is reported, not thrown. */
+export function withCall(
+  openCall: () => SessionCall,
+  call: SessionCall | undefined,
+  run: (opened: SessionCall) => Promise<CheckpointDetails>,
+): Promise<CheckpointDetails> {
+  try {
+    return run(call ?? openCall());
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    const code = err instanceof EvalkitError ? err.code : "INTERNAL";
+    return Promise.resolve({ checkpoints: [], notices: [], error: { code, message } });
+  }
+}
+
+/** A call that restored and then took a checkpoint: one report of both. */
+export function mergeTravel(before: CheckpointDetails, after: CheckpointDetails): CheckpointDetails {
+  const merged: CheckpointDetails = {
+    ...before,
+    ...after,
+    notices: [...before.notices, ...after.notices],
+    checkpoints: after.error ? before.checkpoints : after.checkpoints,
+  };
+  if (before.restored !== undefined) merged.restored = before.restored;
+  const error = after.error ?? before.error;
+  if (error) merged.error = error;
+  else delete merged.error;
+  return merged;
+}
+
 /** The text a model reads: what happened, the notices, the checkpoints and their memory. */
 export function describeCheckpoints(details: CheckpointDetails): string {
   const lines: string[] = [];
