@@ -34,6 +34,13 @@ describe("sandbox flags", () => {
     expect(() => read(["--cpu-seconds", "0"])).toThrow("--cpu-seconds: expected a positive integer");
   });
 
+  it("turn checkpoints on with one undo level, or N levels with --undo, and refuse a negative N", () => {
+    expect(read(["--checkpoints"])).toEqual({ checkpoints: { undo: 1 } });
+    expect(read(["--undo", "3"])).toEqual({ checkpoints: { undo: 3 } });
+    expect(read(["--checkpoints", "--undo", "0"])).toEqual({ checkpoints: { undo: 0 } });
+    expect(() => read(["--undo", "-1"])).toThrow(/--undo/);
+  });
+
   it("reach the REPL, where EVALKIT_SANDBOX=1 also turns the sandbox on and a launcher is refused", () => {
     const args = parseReplArgs(["--sandbox-network", "--memory-mb", "300"]);
     expect(replSandbox(args, PROJECT, {})).toEqual({
