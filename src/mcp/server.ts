@@ -21,6 +21,13 @@ import { BoundedStdioTransport } from "./stdio-transport.js";
 
 export type { EvalMcpServerOptions } from "./server-options.js";
 
+/** Internal: told about each `eval` call (the HTTP server's metrics). */
+export interface EvalCallObserver {
+  onCallStart(): void;
+  /** The result, or undefined when the call failed or was cancelled. */
+  onCallEnd(result: CallToolResult | undefined): void;
+}
+
 /** An MCP server around one eval tool: one session (state kept between calls) per connection. */
 export interface EvalMcpServer {
   /** The SDK server (handlers registered); connect it to any transport. */
@@ -47,6 +54,7 @@ const INSTRUCTIONS =
 export function createEvalMcpServer(
   options: EvalMcpServerOptions = {},
   prepared?: ServerTool,
+  observer?: EvalCallObserver,
 ): EvalMcpServer {
   const config = resolveMcpServerOptions(options);
   const server = new Server(
@@ -117,14 +125,20 @@ export function createEvalMcpServer(
     if (name !== "eval") {
       throw invalidParams(`unknown tool ${JSON.stringify(name)} (this server has: eval)`);
     }
-    const result = await runEvalToolCall(await getTool(), args, {
-      signal: extra.signal,
-      progressToken: extra._meta?.progressToken,
-      heartbeatMs: config.progressHeartbeatMs,
-      sendProgress: (params) => {
-        extra.sendNotification({ method: "notifications/progress", params }).catch(() => undefined);
-      },
-    });
+    observer?.onCallStart();
+    let result: CallToolResult | undefined;
+    try {
+      result = await runEvalToolCall(await getTool(), args, {
+        signal: extra.signal,
+        progressToken: extra._meta?.progressToken,
+        heartbeatMs: config.progressHeartbeatMs,
+        sendProgress: (params) => {
+          extra.sendNotification({ method: "notifications/progress", params }).catch(() => undefined);
+        },
+      });
+    } finally {
+      observer?.onCallEnd(result);
+    }
     if (artifacts.noteResult(result)) server.sendResourceListChanged().catch(() => undefined);
     return result;
   });

@@ -1,0 +1,202 @@
+// The MCP sessions of `evalkit mcp --http`: each its own server, eval tool, kernels, jobs, artifact list, event
+// store and directory; created on `initialize`, ended by DELETE, idle expiry or shutdown.
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { Kernel } from "../kernel/kernel.js";
+import { createDefaultKernel } from "../session/default-kernels.js";
+import type { KernelFactory } from "../session/session-types.js";
+import { BoundedEventStore } from "./event-store.js";
+import type { HttpMetrics } from "./http-metrics.js";
+import { createEvalMcpServer, type EvalMcpServer } from "./server.js";
+import type { EvalMcpServerOptions } from "./server-options.js";
+
+/** How the registry makes and limits sessions. */
+export interface HttpSessionConfig {
+  /** Sessions work in `<root>/sessions/<id>`. */
+  root: string;
+  /** Options every session's server gets (`cwd` is the session's directory). */
+  serverOptions: Omit<EvalMcpServerOptions, "cwd">;
+  maxSessions: number;
+  /** A session with no request for this long ends (0: never). */
+  sessionTtlMs: number;
+  eventBudgetBytes: number;
+  /** Largest POST body the transport reads. */
+  maxRequestBytes: number;
+  metrics: HttpMetrics;
+  log: (line: string) => void;
+}
+
+/** One MCP session. */
+export interface HttpSession {
+  readonly id: string;
+  readonly dir: string;
+  readonly transport: StreamableHTTPServerTransport;
+  readonly mcp: EvalMcpServer;
+  /** POST requests (calls) being answered now; a session with one is never idle. */
+  inFlight: number;
+  lastActiveAt: number;
+}
+
+/** Every open session, the limit on their number and their idle expiry. */
+export class HttpSessionRegistry {
+  private readonly sessions = new Map<string, HttpSession>();
+  private readonly ending = new Map<string, Promise<void>>();
+  private creating = 0;
+  private readonly sweeper: NodeJS.Timeout | undefined;
+
+  constructor(private readonly config: HttpSessionConfig) {
+    if (config.sessionTtlMs > 0) {
+      const every = Math.max(50, Math.min(config.sessionTtlMs / 4, 30_000));
+      this.sweeper = setInterval(() => this.expireIdle(Date.now()), every);
+      this.sweeper.unref();
+    }
+  }
+
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  get(id: string): HttpSession | undefined {
+    return this.sessions.get(id);
+  }
+
+  get isFull(): boolean {
+    return this.sessions.size + this.creating >= this.config.maxSessions;
+  }
+
+  /**
+   * Makes a session for an `initialize` request (the transport then answers it with the session id). Returns
+   * undefined when `maxSessions` are open. Throws EvalkitError for options a session cannot use.
+   */
+  async create(id: string): Promise<HttpSession | undefined> {
+    if (this.isFull) return undefined;
+    this.creating += 1;
+    try {
+      return await this.build(id);
+    } finally {
+      this.creating -= 1;
+    }
+  }
+
+  /** Notes a request on the session: it is busy until `done` is called. */
+  track(session: HttpSession, isCall: boolean): () => void {
+    session.lastActiveAt = Date.now();
+    if (isCall) session.inFlight += 1;
+    let isDone = false;
+    return () => {
+      if (isDone) return;
+      isDone = true;
+      if (isCall) session.inFlight -= 1;
+      session.lastActiveAt = Date.now();
+    };
+  }
+
+  /** Ends a session: cancels its calls and jobs, shuts its kernels down, drops its stored events. */
+  end(id: string, reason: string): Promise<void> {
+    const pending = this.ending.get(id);
+    if (pending !== undefined) return pending;
+    const session = this.sessions.get(id);
+    if (session === undefined) return Promise.resolve();
+    this.sessions.delete(id);
+    this.config.metrics.sessions = this.sessions.size;
+    const done = session.mcp
+      .close()
+      .catch(() => undefined)
+      .then(() => {
+        this.ending.delete(id);
+        this.config.log(`session ${id} ended (${reason}); ${this.sessions.size} open`);
+      });
+    this.ending.set(id, done);
+    return done;
+  }
+
+  /** Ends every session (shutdown); resolves when their kernels are gone. */
+  async endAll(reason: string): Promise<void> {
+    if (this.sweeper !== undefined) clearInterval(this.sweeper);
+    await Promise.all([...this.sessions.keys()].map((id) => this.end(id, reason)));
+    await Promise.all([...this.ending.values()]);
+  }
+
+  /** Ends the sessions idle (no call running, no request) for longer than the TTL. */
+  expireIdle(now: number): void {
+    for (const session of this.sessions.values()) {
+      if (session.inFlight === 0 && now - session.lastActiveAt > this.config.sessionTtlMs) {
+        void this.end(session.id, "idle");
+      }
+    }
+  }
+
+  private async build(id: string): Promise<HttpSession> {
+    const { config } = this;
+    const dir = path.join(config.root, "sessions", id);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const serverOptions = config.serverOptions;
+    const mcp = createEvalMcpServer(
+      {
+        ...serverOptions,
+        cwd: dir,
+        tool: { ...(serverOptions.tool ?? {}), createKernel: this.countKernels() },
+      },
+      undefined,
+      {
+        onCallStart: () => {
+          config.metrics.callsInFlight += 1;
+        },
+        onCallEnd: (result) => this.noteCall(result),
+      },
+    );
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => id,
+      eventStore: new BoundedEventStore(config.eventBudgetBytes),
+      maxRequestBodySize: config.maxRequestBytes,
+      onsessionclosed: (closedId) => this.end(closedId, "DELETE"),
+    });
+    const session: HttpSession = { id, dir, transport, mcp, inFlight: 0, lastActiveAt: Date.now() };
+    // A transport closed from inside (the SDK giving up on it) ends the session too.
+    transport.onclose = () => {
+      void this.end(id, "closed");
+    };
+    await mcp.connect(transport);
+    this.sessions.set(id, session);
+    config.metrics.sessions = this.sessions.size;
+    config.metrics.sessionsCreated += 1;
+    config.log(`session ${id} started in ${dir}; ${this.sessions.size} open`);
+    return session;
+  }
+
+  /** The default kernels, counted live (started, not yet exited) and dead (exited unasked) in the metrics. */
+  private countKernels(): KernelFactory {
+    const metrics = this.config.metrics;
+    return (spec) => {
+      const kernel: Kernel = createDefaultKernel(spec);
+      const start = kernel.start.bind(kernel);
+      kernel.start = async () => {
+        await start();
+        metrics.kernels += 1;
+        kernel.onExit((exit) => {
+          metrics.kernels -= 1;
+          if (!exit.requested) metrics.kernelDeaths += 1;
+        });
+      };
+      return kernel;
+    };
+  }
+
+  private noteCall(result: CallToolResult | undefined): void {
+    const metrics = this.config.metrics;
+    metrics.callsInFlight -= 1;
+    if (result === undefined || result.isError === true) metrics.calls.error += 1;
+    else metrics.calls.ok += 1;
+    const details = result?.structuredContent as
+      | { cells?: { status?: string; durationMs?: number }[]; job?: { state?: string } }
+      | undefined;
+    if (details?.job?.state === "running") return;
+    for (const cell of details?.cells ?? []) {
+      if (typeof cell.durationMs === "number" && cell.status !== "skipped" && cell.status !== "running") {
+        metrics.observeCell(cell.durationMs);
+      }
+    }
+  }
+}
