@@ -208,9 +208,10 @@ export async function runMcpHttpServer(options: RunMcpHttpServerOptions): Promis
   const { handleSignals = true, shutdownGraceMs = DEFAULT_SHUTDOWN_GRACE_MS, ...serverOptions } = options;
   const log = serverOptions.log ?? ((line: string) => process.stderr.write(`evalkit mcp: ${line}\n`));
   const server = await startMcpHttpServer({ ...serverOptions, log });
-  log(`listening on ${server.url}`);
+  // The address comes last: tests and scripts read stderr up to it.
   if (server.token.source === "generated")
     log(`bearer token in ${server.token.file} (readable by this user only)`);
+  log(`listening on ${server.url}`);
   let stop!: (signal: string) => void;
   const stopped = new Promise<string>((resolve) => {
     stop = resolve;

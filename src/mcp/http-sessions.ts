@@ -145,6 +145,7 @@ export class HttpSessionRegistry {
           config.metrics.callsInFlight += 1;
         },
         onCallEnd: (result) => this.noteCall(result),
+        isOwnArtifactsOnly: true,
       },
     );
     const transport = new StreamableHTTPServerTransport({

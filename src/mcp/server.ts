@@ -21,11 +21,14 @@ import { BoundedStdioTransport } from "./stdio-transport.js";
 
 export type { EvalMcpServerOptions } from "./server-options.js";
 
-/** Internal: told about each `eval` call (the HTTP server's metrics). */
-export interface EvalCallObserver {
-  onCallStart(): void;
+/** Internal: what the HTTP server's sessions change (stdio uses none of it). */
+export interface McpServerInternals {
+  /** Told about each `eval` call (the metrics). */
+  onCallStart?(): void;
   /** The result, or undefined when the call failed or was cancelled. */
-  onCallEnd(result: CallToolResult | undefined): void;
+  onCallEnd?(result: CallToolResult | undefined): void;
+  /** Only this server's own artifacts can be read (tenants sharing one store). */
+  isOwnArtifactsOnly?: boolean;
 }
 
 /** An MCP server around one eval tool: one session (state kept between calls) per connection. */
@@ -54,7 +57,7 @@ const INSTRUCTIONS =
 export function createEvalMcpServer(
   options: EvalMcpServerOptions = {},
   prepared?: ServerTool,
-  observer?: EvalCallObserver,
+  internals: McpServerInternals = {},
 ): EvalMcpServer {
   const config = resolveMcpServerOptions(options);
   const server = new Server(
@@ -125,7 +128,7 @@ export function createEvalMcpServer(
     if (name !== "eval") {
       throw invalidParams(`unknown tool ${JSON.stringify(name)} (this server has: eval)`);
     }
-    observer?.onCallStart();
+    internals.onCallStart?.();
     let result: CallToolResult | undefined;
     try {
       result = await runEvalToolCall(await getTool(), args, {
@@ -137,13 +140,13 @@ export function createEvalMcpServer(
         },
       });
     } finally {
-      observer?.onCallEnd(result);
+      internals.onCallEnd?.(result);
     }
     if (artifacts.noteResult(result)) server.sendResourceListChanged().catch(() => undefined);
     return result;
   });
 
-  registerArtifactResources(server, config.artifactsDir, artifacts);
+  registerArtifactResources(server, config.artifactsDir, artifacts, internals.isOwnArtifactsOnly === true);
 
   server.onclose = () => {
     if (isClosing) return;
