@@ -34,8 +34,10 @@ export interface HttpSession {
   readonly dir: string;
   readonly transport: StreamableHTTPServerTransport;
   readonly mcp: EvalMcpServer;
-  /** POST requests (calls) being answered now; a session with one is never idle. */
+  /** POST requests being answered now; a session with one is never idle. */
   inFlight: number;
+  /** `eval` calls running now, also one whose client lost its stream and will resume it: not idle either. */
+  calls: number;
   lastActiveAt: number;
 }
 
@@ -119,10 +121,17 @@ export class HttpSessionRegistry {
     await Promise.all([...this.ending.values()]);
   }
 
-  /** Ends the sessions idle (no call running, no request) for longer than the TTL. */
+  /**
+   * Ends the sessions idle (no call running, no request but the standalone GET stream) for longer than the
+   * TTL. A job left running by `yieldAfter` does not keep its session: it ends with it.
+   */
   expireIdle(now: number): void {
     for (const session of this.sessions.values()) {
-      if (session.inFlight === 0 && now - session.lastActiveAt > this.config.sessionTtlMs) {
+      if (
+        session.inFlight === 0 &&
+        session.calls === 0 &&
+        now - session.lastActiveAt > this.config.sessionTtlMs
+      ) {
         void this.end(session.id, "idle");
       }
     }
@@ -142,9 +151,14 @@ export class HttpSessionRegistry {
       undefined,
       {
         onCallStart: () => {
+          session.calls += 1;
           config.metrics.callsInFlight += 1;
         },
-        onCallEnd: (result) => this.noteCall(result),
+        onCallEnd: (result) => {
+          session.calls -= 1;
+          session.lastActiveAt = Date.now();
+          this.noteCall(result);
+        },
         isOwnArtifactsOnly: true,
       },
     );
@@ -154,7 +168,7 @@ export class HttpSessionRegistry {
       maxRequestBodySize: config.maxRequestBytes,
       onsessionclosed: (closedId) => this.end(closedId, "DELETE"),
     });
-    const session: HttpSession = { id, dir, transport, mcp, inFlight: 0, lastActiveAt: Date.now() };
+    const session: HttpSession = { id, dir, transport, mcp, inFlight: 0, calls: 0, lastActiveAt: Date.now() };
     // A transport closed from inside (the SDK giving up on it) ends the session too.
     transport.onclose = () => {
       void this.end(id, "closed");
