@@ -19,6 +19,8 @@ commands:
   mcp                                 MCP server on stdio exposing the eval tool
       [--python PATH] [--cwd DIR] [--launcher PREFIX]
       [--sandbox] [--sandbox-network] [--sandbox-write PATH] [--memory-mb N] [--cpu-seconds N] [--max-processes N]
+      [--http [HOST:]PORT [--root DIR] [--token-file FILE] [--allowed-host NAME] [--allowed-origin URL]
+       [--session-ttl SEC] [--max-sessions N]]   Streamable HTTP at /mcp for many remote clients instead
   doctor                              which interpreter evalkit would use, and why
       [--python PATH] [--cwd DIR] [--json]
   setup python                        create the managed venv (~/.evalkit/python-env)

@@ -1,7 +1,7 @@
 // Who may talk to `evalkit mcp --http`: the bearer token (where it comes from, checked in constant time) and
 // the Host/Origin allow-lists that stop DNS rebinding.
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import { chmodSync, lstatSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { EvalkitError } from "../errors.js";
 import { resolveEvalkitHome } from "../runtime/evalkit-home.js";
@@ -41,8 +41,9 @@ export function resolveToken(env: NodeJS.ProcessEnv, tokenFile: string | undefin
   if (existing !== undefined) return { token: existing, source: "generated", file };
   const token = randomBytes(32).toString("base64url");
   mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  writeFileSync(file, `${token}\n`, { mode: 0o600 });
-  chmodSync(file, 0o600);
+  // A file we cannot trust (others may read it, a symlink) is replaced, never written through.
+  rmSync(file, { force: true });
+  writeFileSync(file, `${token}\n`, { mode: 0o600, flag: "wx" });
   return { token, source: "generated", file };
 }
 
