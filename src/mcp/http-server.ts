@@ -101,7 +101,13 @@ export async function startMcpHttpServer(options: McpHttpServerOptions): Promise
       }
       const done = registry.track(session, req.method === "POST");
       res.once("close", done);
-      await session.transport.handleRequest(req, res);
+      if (req.method !== "POST") {
+        await session.transport.handleRequest(req, res);
+        return;
+      }
+      // Read here: the transport's own reading goes through web streams, several times slower.
+      const posted = await readJsonBody(req, res, config.maxRequestBytes);
+      if (posted !== undefined) await session.transport.handleRequest(req, res, posted.value);
       return;
     }
     if (req.method !== "POST") {
