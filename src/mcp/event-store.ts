@@ -3,7 +3,9 @@ import type { EventId, EventStore, StreamId } from "@modelcontextprotocol/sdk/se
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 
 /** Bytes of messages one MCP session's streams keep for replay (default of `--http`). */
-export const DEFAULT_EVENT_BUDGET_BYTES = 8 * 1024 * 1024;
+export const DEFAULT_EVENT_BUDGET_BYTES = 4 * 1024 * 1024;
+/** How long an event stays replayable: a client that reconnects later starts over. */
+export const DEFAULT_EVENT_MAX_AGE_MS = 10 * 60 * 1000;
 
 interface StoredEvent {
   readonly streamId: StreamId;
@@ -12,6 +14,7 @@ interface StoredEvent {
   readonly message: JSONRPCMessage | undefined;
   /** What the event counts against the budget: its text plus a fixed overhead (priming events count too). */
   readonly cost: number;
+  readonly storedAt: number;
 }
 
 const EVENT_OVERHEAD_BYTES = 64;
@@ -19,17 +22,22 @@ const EVENT_OVERHEAD_BYTES = 64;
 /**
  * One MCP session's event store. Event ids are `<streamId>.<seq>` (the SDK's stream ids are random UUIDs), so
  * the stream of any id is known even after its event was dropped. When the stored messages pass the budget, the
- * oldest are dropped first, whatever stream they belong to, never the one just stored: memory stays bounded,
- * and a client that reconnects late gets what is still kept.
+ * oldest are dropped first, whatever stream they belong to, never the one just stored, and events older than
+ * `maxAgeMs` go too: memory stays bounded (and an idle session's store empties), and a client that reconnects
+ * late gets what is still kept.
  */
 export class BoundedEventStore implements EventStore {
-  private readonly events: StoredEvent[] = [];
+  private readonly events: (StoredEvent | undefined)[] = [];
   private head = 0;
   private bytes = 0;
   private seq = 0;
   private isClosed = false;
 
-  constructor(private readonly budgetBytes: number = DEFAULT_EVENT_BUDGET_BYTES) {}
+  constructor(
+    private readonly budgetBytes: number = DEFAULT_EVENT_BUDGET_BYTES,
+    private readonly maxAgeMs: number = DEFAULT_EVENT_MAX_AGE_MS,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** Bytes of messages held now (for tests and metrics). */
   get heldBytes(): number {
@@ -43,7 +51,8 @@ export class BoundedEventStore implements EventStore {
     // The SDK's priming event is `{}`: a cursor, never replayed (a client would fail to parse it).
     const isPriming = Object.keys(message).length === 0;
     const cost = (isPriming ? 0 : JSON.stringify(message).length) + EVENT_OVERHEAD_BYTES;
-    this.events.push({ streamId, seq: this.seq, message: isPriming ? undefined : message, cost });
+    const storedAt = this.now();
+    this.events.push({ streamId, seq: this.seq, message: isPriming ? undefined : message, cost, storedAt });
     this.bytes += cost;
     this.evict();
     return eventId;
@@ -75,11 +84,19 @@ export class BoundedEventStore implements EventStore {
     this.bytes = 0;
   }
 
+  /** Drops what is too old or over the budget now (called now and then, so an idle session's store empties). */
+  prune(): void {
+    this.evict();
+  }
+
   private evict(): void {
-    while (this.bytes > this.budgetBytes && this.events.length - this.head > 1) {
+    const tooOld = this.now() - this.maxAgeMs;
+    while (this.events.length - this.head > 1) {
       const oldest = this.events[this.head];
+      if (oldest === undefined || (this.bytes <= this.budgetBytes && oldest.storedAt >= tooOld)) break;
+      this.events[this.head] = undefined;
       this.head += 1;
-      this.bytes -= oldest?.cost ?? 0;
+      this.bytes -= oldest.cost;
     }
     // Compact now and then instead of shifting on every drop.
     if (this.head > 1024 && this.head * 2 > this.events.length) {

@@ -26,7 +26,7 @@ export interface McpHttpServerOptions extends Omit<EvalMcpServerOptions, "cwd"> 
   sessionTtlSec?: number;
   /** Most sessions open at once; `initialize` beyond it gets 503 (default 100). */
   maxSessions?: number;
-  /** Bytes of messages each session keeps for streams to resume (default 8 MiB). */
+  /** Bytes of messages each session keeps for streams to resume (default 4 MiB; kept at most 10 minutes). */
   eventBudgetBytes?: number;
   /** Largest POST body (default 32 MiB). */
   maxRequestBytes?: number;

@@ -34,6 +34,7 @@ export interface HttpSession {
   readonly dir: string;
   readonly transport: StreamableHTTPServerTransport;
   readonly mcp: EvalMcpServer;
+  readonly events: BoundedEventStore;
   /** POST requests being answered now; a session with one is never idle. */
   inFlight: number;
   /** `eval` calls running now, also one whose client lost its stream and will resume it: not idle either. */
@@ -46,14 +47,12 @@ export class HttpSessionRegistry {
   private readonly sessions = new Map<string, HttpSession>();
   private readonly ending = new Map<string, Promise<void>>();
   private creating = 0;
-  private readonly sweeper: NodeJS.Timeout | undefined;
+  private readonly sweeper: NodeJS.Timeout;
 
   constructor(private readonly config: HttpSessionConfig) {
-    if (config.sessionTtlMs > 0) {
-      const every = Math.max(50, Math.min(config.sessionTtlMs / 4, 30_000));
-      this.sweeper = setInterval(() => this.expireIdle(Date.now()), every);
-      this.sweeper.unref();
-    }
+    const every = config.sessionTtlMs > 0 ? Math.max(50, Math.min(config.sessionTtlMs / 4, 30_000)) : 30_000;
+    this.sweeper = setInterval(() => this.sweep(Date.now()), every);
+    this.sweeper.unref();
   }
 
   get size(): number {
@@ -103,6 +102,7 @@ export class HttpSessionRegistry {
     if (session === undefined) return Promise.resolve();
     this.sessions.delete(id);
     this.config.metrics.sessions = this.sessions.size;
+    session.events.clear();
     const done = session.mcp
       .close()
       .catch(() => undefined)
@@ -116,17 +116,20 @@ export class HttpSessionRegistry {
 
   /** Ends every session (shutdown); resolves when their kernels are gone. */
   async endAll(reason: string): Promise<void> {
-    if (this.sweeper !== undefined) clearInterval(this.sweeper);
+    clearInterval(this.sweeper);
     await Promise.all([...this.sessions.keys()].map((id) => this.end(id, reason)));
     await Promise.all([...this.ending.values()]);
   }
 
   /**
-   * Ends the sessions idle (no call running, no request but the standalone GET stream) for longer than the
-   * TTL. A job left running by `yieldAfter` does not keep its session: it ends with it.
+   * Prunes every session's stored events, and ends the sessions idle (no call running, no request but the
+   * standalone GET stream) for longer than the TTL. A job left running by `yieldAfter` does not keep its
+   * session: it ends with it.
    */
-  expireIdle(now: number): void {
+  sweep(now: number): void {
     for (const session of this.sessions.values()) {
+      session.events.prune();
+      if (this.config.sessionTtlMs === 0) continue;
       if (
         session.inFlight === 0 &&
         session.calls === 0 &&
@@ -162,13 +165,23 @@ export class HttpSessionRegistry {
         isOwnArtifactsOnly: true,
       },
     );
+    const events = new BoundedEventStore(config.eventBudgetBytes);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
-      eventStore: new BoundedEventStore(config.eventBudgetBytes),
+      eventStore: events,
       maxRequestBodySize: config.maxRequestBytes,
       onsessionclosed: (closedId) => this.end(closedId, "DELETE"),
     });
-    const session: HttpSession = { id, dir, transport, mcp, inFlight: 0, calls: 0, lastActiveAt: Date.now() };
+    const session: HttpSession = {
+      id,
+      dir,
+      transport,
+      mcp,
+      events,
+      inFlight: 0,
+      calls: 0,
+      lastActiveAt: Date.now(),
+    };
     // A transport closed from inside (the SDK giving up on it) ends the session too.
     transport.onclose = () => {
       void this.end(id, "closed");

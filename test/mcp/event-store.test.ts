@@ -69,3 +69,22 @@ describe("BoundedEventStore", () => {
     expect((await replay(store, id)).sent).toEqual([]);
   });
 });
+
+describe("BoundedEventStore ages", () => {
+  it("drops events older than its maximum age when pruned, keeping the newest", async () => {
+    let now = 0;
+    const store = new BoundedEventStore(1 << 20, 1000, () => now);
+    const priming = await store.storeEvent("s", {} as JSONRPCMessage);
+    await store.storeEvent("s", progress(1));
+    now = 500;
+    await store.storeEvent("s", progress(2));
+    now = 1200;
+    store.prune();
+    expect((await replay(store, priming)).sent.map(({ message }) => summarize(message))).toEqual([2]);
+    now = 5000;
+    store.prune();
+    expect((await replay(store, priming)).sent.map(({ message }) => summarize(message))).toEqual([2]);
+    await store.storeEvent("s", progress(3));
+    expect((await replay(store, priming)).sent.map(({ message }) => summarize(message))).toEqual([3]);
+  });
+});
