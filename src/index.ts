@@ -98,6 +98,12 @@ export { CellWatchdog, clampTimeoutSec } from "./session/idle-timeout.js";
  */
 export { createEvalMcpServer, runMcpServer } from "./mcp/lazy-entry.js";
 export type { EvalMcpServer, EvalMcpServerOptions, RunMcpServerOptions } from "./mcp/server.js";
+/**
+ * The MCP server over Streamable HTTP for many remote clients (`evalkit mcp --http`): bearer token, Host/Origin
+ * allow-lists, one isolated session each, resumable streams, /healthz and /metrics (docs/mcp.md, "Over HTTP").
+ */
+export { runMcpHttpServer, startMcpHttpServer } from "./mcp/lazy-entry.js";
+export type { McpHttpServer, McpHttpServerOptions, RunMcpHttpServerOptions } from "./mcp/http-server.js";
 
 // Sessions, timeouts and the host bridge
 /** Owns every kernel: retained sessions or per-call kernels, queues, eviction, crash replacement, timeouts. */

@@ -202,6 +202,8 @@ export interface RunMcpHttpServerOptions extends McpHttpServerOptions {
   handleSignals?: boolean;
   /** Longest wait, in ms, for sessions to end on shutdown before giving up on them (default 10 s). */
   shutdownGraceMs?: number;
+  /** Aborting it shuts the server down like a signal. */
+  signal?: AbortSignal;
 }
 
 export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
@@ -211,7 +213,12 @@ export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
  * every session within the grace and resolves.
  */
 export async function runMcpHttpServer(options: RunMcpHttpServerOptions): Promise<void> {
-  const { handleSignals = true, shutdownGraceMs = DEFAULT_SHUTDOWN_GRACE_MS, ...serverOptions } = options;
+  const {
+    handleSignals = true,
+    shutdownGraceMs = DEFAULT_SHUTDOWN_GRACE_MS,
+    signal: abort,
+    ...serverOptions
+  } = options;
   const log = serverOptions.log ?? ((line: string) => process.stderr.write(`evalkit mcp: ${line}\n`));
   const server = await startMcpHttpServer({ ...serverOptions, log });
   // The address comes last: tests and scripts read stderr up to it.
@@ -224,6 +231,9 @@ export async function runMcpHttpServer(options: RunMcpHttpServerOptions): Promis
   });
   const signals: NodeJS.Signals[] = handleSignals ? ["SIGTERM", "SIGINT"] : [];
   for (const signal of signals) process.once(signal, stop);
+  const onAbort = () => stop("aborted");
+  if (abort?.aborted) onAbort();
+  abort?.addEventListener("abort", onAbort, { once: true });
   try {
     const signal = await stopped;
     log(`${signal}: ending ${server.sessionCount} session(s)`);
@@ -231,5 +241,6 @@ export async function runMcpHttpServer(options: RunMcpHttpServerOptions): Promis
     await Promise.race([server.close(), grace]);
   } finally {
     for (const signal of signals) process.off(signal, stop);
+    abort?.removeEventListener("abort", onAbort);
   }
 }
