@@ -1,5 +1,6 @@
 // Options of `evalkit mcp --http` (the HTTP server's own; the sessions' servers take the usual MCP options):
 // their shape, validation naming the option, and defaults.
+import { statSync } from "node:fs";
 import path from "node:path";
 import * as z from "zod";
 import { lazySchema, PARSE_ONCE } from "../contracts/lazy-schema.js";
@@ -94,6 +95,11 @@ export function resolveHttpOptions(options: McpHttpServerOptions): ResolvedHttpO
   }
   const { host, port } = parseListenAddress(options.listen ?? "127.0.0.1:0");
   const root = path.resolve(options.root ?? process.cwd());
+  if (!isDirectory(root)) {
+    throw new EvalkitError("INVALID_INPUT", `root: ${JSON.stringify(root)} is not an existing directory`, {
+      field: "root",
+    });
+  }
   const serverOptions: Record<string, unknown> = { ...options };
   for (const key of HTTP_KEYS) delete serverOptions[key];
   if (options.env?.EVALKIT_MCP_TOKEN !== undefined) {
@@ -130,4 +136,12 @@ export function parseListenAddress(text: string): { host: string; port: number }
   }
   const host = match[1]?.replace(/^\[|\]$/g, "") ?? "127.0.0.1";
   return { host, port };
+}
+
+function isDirectory(dir: string): boolean {
+  try {
+    return statSync(dir).isDirectory();
+  } catch {
+    return false;
+  }
 }

@@ -46,6 +46,10 @@ describe("evalkit mcp --http flags", () => {
       [["mcp", "--http", "0", "--max-sessions", "0"], "--max-sessions: expected 1 or more"],
       [["mcp", "--http", "0", "--session-ttl", "soon"], "--session-ttl: expected a number"],
       [["mcp", "--http", "0", "--token-file", "/nonexistent/token"], "cannot read the token file"],
+      [
+        ["mcp", "--http", "0", "--root", "/nonexistent/root"],
+        'root: "/nonexistent/root" is not an existing directory',
+      ],
     ];
     for (const [args, message] of cases) {
       const result = evalkit(args);
