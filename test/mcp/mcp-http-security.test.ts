@@ -114,6 +114,13 @@ describe("evalkit mcp --http access", () => {
     expect(metrics).toMatch(/^evalkit_mcp_calls_total\{outcome="ok"\} [1-9]/m);
     expect(metrics).toMatch(/^evalkit_mcp_cell_duration_seconds_count [1-9]/m);
     expect(metrics).toMatch(/^evalkit_mcp_refused_requests_total\{reason="unauthorized"\} [1-9]/m);
+    expect(metrics).toMatch(/^evalkit_mcp_kernel_deaths_total 0$/m);
+    await client.callTool({
+      name: "eval",
+      arguments: { cells: [{ code: "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)" }] },
+    });
+    const afterDeath = await (await request(server, "/metrics")).text();
+    expect(afterDeath).toMatch(/^evalkit_mcp_kernel_deaths_total 1$/m);
     await transport.terminateSession();
   }, 60_000);
 
