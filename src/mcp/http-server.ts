@@ -105,7 +105,8 @@ export async function startMcpHttpServer(options: McpHttpServerOptions): Promise
         await session.transport.handleRequest(req, res);
         return;
       }
-      // Read here: the transport's own reading goes through web streams, several times slower.
+      // Read here: the transport's own reading goes through web streams (it made a warm call's server side about
+      // twice as slow).
       const posted = await readJsonBody(req, res, config.maxRequestBytes);
       if (posted !== undefined) await session.transport.handleRequest(req, res, posted.value);
       return;
@@ -119,6 +120,10 @@ export async function startMcpHttpServer(options: McpHttpServerOptions): Promise
     const messages = Array.isArray(body.value) ? body.value : [body.value];
     if (!messages.some((message) => isInitializeRequest(message))) {
       writeJsonRpcError(res, 400, -32000, "Bad Request: no Mcp-Session-Id header; send initialize first");
+      return;
+    }
+    if (registry.isClosed) {
+      writeJsonRpcError(res, 503, -32000, "the server is shutting down", null, { connection: "close" });
       return;
     }
     const session = await registry.create(randomUUID());
@@ -138,6 +143,8 @@ export async function startMcpHttpServer(options: McpHttpServerOptions): Promise
     const done = registry.track(session, true);
     res.once("close", done);
     await session.transport.handleRequest(req, res, body.value);
+    // An initialize the transport refused (bad version, bad params) leaves no session behind.
+    if (res.statusCode >= 400) void registry.end(session.id, "initialize refused");
   };
 
   const server = http.createServer((req, res) => {

@@ -47,6 +47,7 @@ export class HttpSessionRegistry {
   private readonly sessions = new Map<string, HttpSession>();
   private readonly ending = new Map<string, Promise<void>>();
   private creating = 0;
+  private hasClosed = false;
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(private readonly config: HttpSessionConfig) {
@@ -63,6 +64,11 @@ export class HttpSessionRegistry {
     return this.sessions.get(id);
   }
 
+  /** True once `endAll` ran: no new session is made. */
+  get isClosed(): boolean {
+    return this.hasClosed;
+  }
+
   get isFull(): boolean {
     return this.sessions.size + this.creating >= this.config.maxSessions;
   }
@@ -72,7 +78,7 @@ export class HttpSessionRegistry {
    * undefined when `maxSessions` are open. Throws EvalkitError for options a session cannot use.
    */
   async create(id: string): Promise<HttpSession | undefined> {
-    if (this.isFull) return undefined;
+    if (this.isFull || this.hasClosed) return undefined;
     this.creating += 1;
     try {
       return await this.build(id);
@@ -116,6 +122,7 @@ export class HttpSessionRegistry {
 
   /** Ends every session (shutdown); resolves when their kernels are gone. */
   async endAll(reason: string): Promise<void> {
+    this.hasClosed = true;
     clearInterval(this.sweeper);
     await Promise.all([...this.sessions.keys()].map((id) => this.end(id, reason)));
     await Promise.all([...this.ending.values()]);
@@ -188,6 +195,7 @@ export class HttpSessionRegistry {
     };
     await mcp.connect(transport);
     this.sessions.set(id, session);
+    if (this.hasClosed) void this.end(id, "server shutting down");
     config.metrics.sessions = this.sessions.size;
     config.metrics.sessionsCreated += 1;
     config.log(`session ${id} started in ${dir}; ${this.sessions.size} open`);
