@@ -98,6 +98,49 @@ async function connectStdio() {
   return { client, end: () => client.close() };
 }
 
+/** The SDK's own floor: its Server with a tool that answers at once, on its Streamable HTTP transport (no auth). */
+const FLOOR_SERVER = `
+import http from "node:http";
+import { randomUUID } from "node:crypto";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+const transports = new Map();
+const server = http.createServer(async (req, res) => {
+  const id = req.headers["mcp-session-id"];
+  let transport = id && transports.get(id);
+  if (!transport) {
+    transport = new StreamableHTTPServerTransport({ sessionIdGenerator: randomUUID, onsessioninitialized: (sid) => transports.set(sid, transport) });
+    const mcp = new Server({ name: "floor", version: "0" }, { capabilities: { tools: {} } });
+    mcp.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [] }));
+    mcp.setRequestHandler(CallToolRequestSchema, async () => ({ content: [{ type: "text", text: "2" }] }));
+    await mcp.connect(transport);
+  }
+  await transport.handleRequest(req, res);
+});
+server.listen(0, "127.0.0.1", () => process.stderr.write("listening on http://127.0.0.1:" + server.address().port + "/mcp\\n"));
+`;
+
+async function startFloor() {
+  const child = spawn(process.execPath, ["--input-type=module", "-e", FLOOR_SERVER], {
+    cwd: ROOT,
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let stderr = "";
+  const url = await new Promise((resolve, reject) => {
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk;
+      const match = /listening on (\S+\/mcp)/.exec(stderr);
+      if (match) resolve(match[1]);
+    });
+    child.once("exit", () => reject(new Error(stderr)));
+  });
+  const transport = new StreamableHTTPClientTransport(new URL(url));
+  const client = new Client({ name: "bench", version: "0" });
+  await client.connect(transport);
+  return { client, end: () => client.close().then(() => child.kill()) };
+}
+
 async function timeBatch(client) {
   const t0 = performance.now();
   for (let i = 0; i < batch; i += 1) await client.callTool(ONE_PLUS_ONE);
@@ -113,22 +156,34 @@ async function benchWarm() {
   const server = await startHttp();
   const http = await server.connect();
   const stdio = await connectStdio();
+  const floor = await startFloor();
   for (let i = 0; i < 200; i += 1) {
     await http.client.callTool(ONE_PLUS_ONE);
     await stdio.client.callTool(ONE_PLUS_ONE);
+    await floor.client.callTool(ONE_PLUS_ONE);
   }
   const httpMs = [];
   const stdioMs = [];
+  const floorMs = [];
   for (let round = 0; round < rounds; round += 1) {
     httpMs.push(await timeBatch(http.client));
     stdioMs.push(await timeBatch(stdio.client));
+    floorMs.push(await timeBatch(floor.client));
   }
   await http.end();
   await stdio.end();
+  await floor.end();
   await server.stop();
   const h = summarize(httpMs);
   const s = summarize(stdioMs);
-  return { http: h, stdio: s, ratio: h.median / s.median };
+  const f = summarize(floorMs);
+  return {
+    http: h,
+    stdio: s,
+    sdkHttpFloor: f,
+    ratio: h.median / s.median,
+    httpMinusFloorMs: h.median - f.median,
+  };
 }
 
 function percentile(sorted, p) {
