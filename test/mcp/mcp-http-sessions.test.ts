@@ -94,6 +94,19 @@ describe("evalkit mcp --http sessions", () => {
     expect(metrics).not.toMatch(/evalkit_mcp_kernel_deaths_total [1-9]/);
   }, 60_000);
 
+  it("runs one call at a time within a session: a second call starts after the first ends", async () => {
+    const { client } = await connectClient(server);
+    const [first, second] = await Promise.all([
+      run(client, "import time\nstart = time.time()\ntime.sleep(0.5)\nprint('first', start, time.time())"),
+      new Promise((resolve) => setTimeout(resolve, 100)).then(() =>
+        run(client, "import time\nprint('second', time.time())"),
+      ),
+    ]);
+    const firstEnd = Number(/first \S+ (\S+)/.exec(first)?.[1]);
+    const secondStart = Number(/second (\S+)/.exec(second)?.[1]);
+    expect(secondStart).toBeGreaterThanOrEqual(firstEnd);
+  }, 60_000);
+
   it("answers 20 concurrent clients correctly, running their calls in parallel", async () => {
     const clients = await Promise.all(Array.from({ length: 20 }, () => connectClient(server)));
     await Promise.all(clients.map(({ client }, index) => run(client, `n = ${index}`)));
