@@ -126,7 +126,7 @@ describe("evalkit mcp --http sessions", () => {
 
 describe("evalkit mcp --http --session-ttl", () => {
   it("ends an idle session and its kernels after the TTL, and the client then learns the session is gone", async () => {
-    const server = await startHttpServer({ args: ["--session-ttl", "1"] });
+    const server = await startHttpServer({ args: ["--session-ttl", "2"] });
     const { client } = await connectClient(server);
     const pids = await kernelPids(client);
     expect(await waitForExit(pids, 15_000)).toBe(true);
@@ -135,9 +135,9 @@ describe("evalkit mcp --http --session-ttl", () => {
   }, 60_000);
 
   it("keeps a session whose call runs longer than the TTL", async () => {
-    const server = await startHttpServer({ args: ["--session-ttl", "1"] });
+    const server = await startHttpServer({ args: ["--session-ttl", "2"] });
     const { client } = await connectClient(server);
-    expect(await run(client, "import time\nx = 5\ntime.sleep(3)\nx")).toContain("5");
+    expect(await run(client, "import time\nx = 5\ntime.sleep(4)\nx")).toContain("5");
     expect(await run(client, "x + 1")).toContain("6");
   }, 60_000);
 });
