@@ -12,6 +12,9 @@ import type { HttpMetrics } from "./http-metrics.js";
 import { createEvalMcpServer, type EvalMcpServer } from "./server.js";
 import type { EvalMcpServerOptions } from "./server-options.js";
 
+/** Longest wait for the answers of calls cancelled because their session ends. */
+const ANSWER_GRACE_MS = 2000;
+
 /** How the registry makes and limits sessions. */
 export interface HttpSessionConfig {
   /** Sessions work in `<root>/sessions/<id>`. */
@@ -109,8 +112,8 @@ export class HttpSessionRegistry {
     this.sessions.delete(id);
     this.config.metrics.sessions = this.sessions.size;
     session.events.clear();
-    const done = session.mcp
-      .close()
+    const done = this.answerRunningCalls(session)
+      .then(() => session.mcp.close())
       .catch(() => undefined)
       .then(() => {
         this.ending.delete(id);
@@ -118,6 +121,21 @@ export class HttpSessionRegistry {
       });
     this.ending.set(id, done);
     return done;
+  }
+
+  /**
+   * Calls still running when their session ends (shutdown, a DELETE mid-call) are cancelled first, so their
+   * clients get an answer (cells `cancelled`) over the open stream instead of waiting for a connection that
+   * will not come back; then the session closes. Bounded: at most ANSWER_GRACE_MS.
+   */
+  private async answerRunningCalls(session: HttpSession): Promise<void> {
+    if (session.calls === 0) return;
+    const tool = await session.mcp.getTool();
+    await tool.dispose();
+    const deadline = Date.now() + ANSWER_GRACE_MS;
+    while (session.inFlight > 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
   }
 
   /** Ends every session (shutdown); resolves when their kernels are gone. */

@@ -153,20 +153,25 @@ describe("evalkit mcp --http shutdown", () => {
     expect(pids.every((pid) => pid > 1 && isProcessAlive(pid))).toBe(true);
     // A cell still running when the signal comes.
     const progress: string[] = [];
-    first.client
+    const running = first.client
       .callTool(
         { name: "eval", arguments: { cells: [{ code: "import time\ntime.sleep(120)" }] } },
         undefined,
-        {
-          onprogress: (update) => progress.push(update.message ?? ""),
-        },
+        { onprogress: (update) => progress.push(update.message ?? "") },
       )
-      .catch(() => undefined);
+      .then(
+        (result) => result as CallToolResult,
+        (err: unknown) => err,
+      );
     expect(await waitFor(() => progress.length > 0, 10_000)).toBe(true);
     const started = Date.now();
     expect(await server.stop()).toBe(0);
     expect(Date.now() - started).toBeLessThan(15_000);
     expect(await waitForExit([server.process.pid ?? 0, ...pids], 5000)).toBe(true);
     expect(server.stderr()).toContain("SIGTERM: ending 2 session(s)");
+    // The client of the running call got its answer (the cell cancelled) instead of waiting for its timeout.
+    const answer = await running;
+    expect(answer).toMatchObject({ isError: true });
+    expect(textOf(answer as CallToolResult)).toMatch(/cancel/i);
   }, 60_000);
 });
