@@ -1,5 +1,5 @@
 // The REPL's own commands (`:help`, `:js`, `:py`, `:restart`, `:quit`) and `%more`.
-import type { CellLanguage } from "../../contracts/cell-result.js";
+import type { LocalLanguage } from "../../contracts/cell-result.js";
 import { parseArtifactId } from "../../output/artifact-ids.js";
 import { createPalette } from "../../render/color.js";
 import { type InteractiveRenderOptions, renderExpandedOutput } from "../../render/interactive-render.js";
@@ -25,7 +25,7 @@ export type ReplCommand =
   | { kind: "help" }
   | { kind: "quit" }
   | { kind: "restart" }
-  | { kind: "switch"; language: CellLanguage; code?: string }
+  | { kind: "switch"; language: LocalLanguage; code?: string }
   | { kind: "more" }
   | { kind: "unknown"; name: string };
 
@@ -52,7 +52,7 @@ export function parseReplCommand(line: string): ReplCommand {
     case "python":
     case "js":
     case "javascript": {
-      const language: CellLanguage = name.startsWith("p") ? "py" : "js";
+      const language: LocalLanguage = name.startsWith("p") ? "py" : "js";
       return rest.trim() === "" ? { kind: "switch", language } : { kind: "switch", language, code: rest };
     }
     default:

@@ -1,5 +1,5 @@
 // The REPL's kernels: one retained Python kernel and one JS kernel (started on first use), restart and shutdown.
-import type { CellLanguage } from "../../contracts/cell-result.js";
+import type { LocalLanguage } from "../../contracts/cell-result.js";
 import { EvalkitError } from "../../errors.js";
 import type { JsKernel } from "../../kernel/js/js-kernel.js";
 import type { Kernel } from "../../kernel/kernel.js";
@@ -42,7 +42,7 @@ export class ReplKernels {
   private pythonCommand: ResolvedInterpreter | undefined;
   private readonly resolveInterpreter: InterpreterResolver;
   /** The execution count the next cell of each language will most likely get. */
-  readonly nextCount: Record<CellLanguage, number> = { py: 1, js: 1 };
+  readonly nextCount: Record<LocalLanguage, number> = { py: 1, js: 1 };
 
   constructor(config: ReplKernelConfig) {
     this.config = config;
@@ -69,7 +69,7 @@ export class ReplKernels {
 
   /** What the session layer's kernel factory needs, as SessionManager would describe it. */
   private spec(
-    language: CellLanguage,
+    language: LocalLanguage,
     interpreter: string | undefined,
     env: Record<string, string>,
   ): KernelSpec {
@@ -91,7 +91,7 @@ export class ReplKernels {
    * answer within COMPLETE_TIMEOUT_MS (a cell holding the GIL, a synchronous JS loop) gives no matches rather
    * than freezing the line editor, which waits for the answer.
    */
-  async complete(language: CellLanguage, line: string): Promise<{ start: number; matches: string[] }> {
+  async complete(language: LocalLanguage, line: string): Promise<{ start: number; matches: string[] }> {
     const none = { start: line.length, matches: [] };
     if (language === "js") {
       // Tab before the first JS cell starts the kernel, as that cell would (about 100 ms, once).
@@ -111,7 +111,7 @@ export class ReplKernels {
   }
 
   /** The kernel for `language`, starting JS on first use. Python must have been started. */
-  async get(language: CellLanguage): Promise<Kernel> {
+  async get(language: LocalLanguage): Promise<Kernel> {
     if (language === "py") {
       if (this.python === undefined || !this.python.isAlive) await this.startPython();
       return this.python as PythonKernel;
@@ -130,7 +130,7 @@ export class ReplKernels {
   }
 
   /** Replaces the kernel of `language` with a fresh one (state lost). */
-  async restart(language: CellLanguage): Promise<PythonDescription | undefined> {
+  async restart(language: LocalLanguage): Promise<PythonDescription | undefined> {
     if (language === "py") {
       await this.python?.shutdown();
       this.python = undefined;
@@ -143,7 +143,7 @@ export class ReplKernels {
   }
 
   /** Whether `code` is a whole cell: the runner decides for Python (codeop), acorn for JS. */
-  async checkComplete(language: CellLanguage, code: string): Promise<Completeness> {
+  async checkComplete(language: LocalLanguage, code: string): Promise<Completeness> {
     if (language === "js") return checkJsComplete(code);
     if (this.python === undefined || !this.python.isAlive) return { status: "complete", indent: "" };
     try {

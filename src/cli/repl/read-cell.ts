@@ -1,5 +1,5 @@
 // Reads one cell at the prompt: `In [n]:` then `...:` lines until the kernel's completeness check says run it.
-import type { CellLanguage } from "../../contracts/cell-result.js";
+import type { LocalLanguage } from "../../contracts/cell-result.js";
 import { createPalette } from "../../render/color.js";
 import type { Completeness } from "./completeness.js";
 import type { LineInput } from "./line-input.js";
@@ -13,7 +13,7 @@ export interface CellPrompts {
 }
 
 /** `In [3]: ` / `   ...: ` for Python, `js [3]: ` / `   ...: ` for JS; the continuation lines up with the first. */
-export function formatPrompts(language: CellLanguage, count: number, color: boolean): CellPrompts {
+export function formatPrompts(language: LocalLanguage, count: number, color: boolean): CellPrompts {
   const palette = createPalette({ color });
   const label = language === "py" ? "In" : "js";
   const plain = `${label} [${count}]: `;

@@ -1,7 +1,7 @@
 // `evalkit repl`: the interactive terminal front end — prompt, commands, cells, and a clean shutdown.
 import { realpathSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { CellLanguage } from "../../contracts/cell-result.js";
+import type { LocalLanguage } from "../../contracts/cell-result.js";
 import { EvalkitError, isEvalkitError } from "../../errors.js";
 import { createArtifactStore } from "../../output/artifact-store.js";
 import { createPalette, shouldUseColor } from "../../render/color.js";
@@ -46,7 +46,7 @@ class ReplSession {
   private readonly render: InteractiveRenderOptions;
   private readonly kernels: ReplKernels;
   private readonly home = resolveEvalkitHome(process.env);
-  private language: CellLanguage;
+  private language: LocalLanguage;
   private last: LastCellOutput | undefined;
   private interruptCell: (() => void) | undefined;
   private lineInput: LineInput | undefined;
@@ -191,7 +191,7 @@ class ReplSession {
     }
   }
 
-  private async restart(language: CellLanguage): Promise<void> {
+  private async restart(language: LocalLanguage): Promise<void> {
     const palette = createPalette(this.render);
     try {
       const python = await this.kernels.restart(language);

@@ -1,5 +1,5 @@
 // Runs one REPL cell: live output, Ctrl-C/timeout interrupts, input() answered at the prompt, and how it ended.
-import type { CellLanguage, CellStatus } from "../../contracts/cell-result.js";
+import type { CellStatus, LocalLanguage } from "../../contracts/cell-result.js";
 import { isEvalkitError } from "../../errors.js";
 import type { ArtifactStore } from "../../output/artifact-store.js";
 import type { InteractiveRenderOptions } from "../../render/interactive-render.js";
@@ -30,7 +30,7 @@ export interface CellRunResult {
 /** Runs `code` on the kernel of `language` and prints everything it does; never throws for cell failures. */
 export async function runReplCell(
   code: string,
-  language: CellLanguage,
+  language: LocalLanguage,
   context: CellRunContext,
 ): Promise<CellRunResult> {
   const { kernels, terminal, render } = context;

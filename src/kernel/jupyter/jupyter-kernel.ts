@@ -159,7 +159,13 @@ export class JupyterKernel implements Kernel {
   private async onSocketClose(close: SocketClose): Promise<void> {
     if (this.exit || this.shuttingDown) return;
     const id = this.kernelId;
-    const gone = id === undefined ? true : await this.options.rest.getKernel(id).then((k) => !k, () => false);
+    const gone =
+      id === undefined
+        ? true
+        : await this.options.rest.getKernel(id).then(
+            (k) => !k,
+            () => false,
+          );
     const why = gone
       ? "the Jupyter server no longer has the kernel (it died, was culled or the server restarted)"
       : `the kernel's WebSocket closed (code ${close.code}${close.reason ? `: ${close.reason}` : ""})`;

@@ -33,7 +33,11 @@ export class JupyterSocket {
   ): Promise<JupyterSocket> {
     wsModule ??= import("ws");
     const { default: WebSocketClass } = await wsModule;
-    const socket = new WebSocketClass(url, { headers, handshakeTimeout: timeoutMs, perMessageDeflate: false });
+    const socket = new WebSocketClass(url, {
+      headers,
+      handshakeTimeout: timeoutMs,
+      perMessageDeflate: false,
+    });
     const opened = new JupyterSocket(socket);
     await new Promise<void>((resolve, reject) => {
       const fail = (why: string) => {
