@@ -3,9 +3,10 @@ import { isEvalkitError } from "../errors.js";
 import { resolveMcpServerOptions } from "../mcp/server-options.js";
 import { ServerTool } from "../mcp/server-tool.js";
 import { formatUsageError, parseCommandArgs, UsageError } from "./args.js";
+import { JUPYTER_OPTIONS, jupyterUsage, readJupyterArgs } from "./jupyter-args.js";
 import { readSandboxArgs, SANDBOX_OPTIONS, SANDBOX_USAGE } from "./sandbox-args.js";
 
-export const MCP_USAGE = `usage: evalkit mcp [--python PATH] [--cwd DIR] [--launcher PREFIX] [--sandbox ...]
+export const MCP_USAGE = `usage: evalkit mcp [--python PATH] [--cwd DIR] [--launcher PREFIX] [--sandbox ...] [--jupyter URL]
 
 Serves the eval tool over the Model Context Protocol on stdin/stdout (for MCP clients such as Claude
 Desktop, Claude Code, Cursor or VS Code). One session per connection: state is kept between calls.
@@ -14,10 +15,10 @@ Full outputs are MCP resources (artifact://<id>); completion() in cells uses the
   --python PATH        Python interpreter (default: EVALKIT_PYTHON, venvs, managed venv, PATH)
   --cwd DIR            working directory of the kernels (default: the current directory)
   --launcher PREFIX    run the interpreter through a command prefix, e.g. "docker exec -i box"
-${SANDBOX_USAGE}  -h, --help           this help
+${SANDBOX_USAGE}${jupyterUsage(23)}  -h, --help           this help
 
 environment: EVALKIT_PY / EVALKIT_JS (0/1: expose the Python / JavaScript backend), EVALKIT_SANDBOX, EVALKIT_PYTHON,
-EVALKIT_HOME (artifacts, managed venv; default ~/.evalkit). Logs go to stderr; stdout is the protocol.
+EVALKIT_HOME (artifacts, managed venv; default ~/.evalkit), EVALKIT_JUPYTER_URL / EVALKIT_JUPYTER_TOKEN. Logs go to stderr; stdout is the protocol.
 See docs/mcp.md for client configuration.
 `;
 
@@ -26,6 +27,7 @@ const OPTIONS = {
   cwd: { type: "string" },
   launcher: { type: "string" },
   ...SANDBOX_OPTIONS,
+  ...JUPYTER_OPTIONS,
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -38,9 +40,10 @@ export async function runMcp(argv: string[]): Promise<number> {
       return 0;
     }
     if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
-    const sandboxOptions = readSandboxArgs(values);
+    const jupyter = readJupyterArgs(values);
+    const toolOptions = { ...readSandboxArgs(values), ...(jupyter !== undefined ? { jupyter } : {}) };
     const options = {
-      ...(Object.keys(sandboxOptions).length > 0 ? { tool: sandboxOptions } : {}),
+      ...(Object.keys(toolOptions).length > 0 ? { tool: toolOptions } : {}),
       ...(values.python !== undefined ? { python: values.python } : {}),
       ...(values.cwd !== undefined ? { cwd: values.cwd } : {}),
       ...(values.launcher !== undefined ? { launcher: values.launcher } : {}),
