@@ -147,6 +147,15 @@ export class JupyterKernel implements Kernel {
         return;
       }
     }
+    if (message.header.msg_type === "shutdown_reply" && message.channel === "iopub") {
+      // The server broadcasts this when anyone shuts the kernel down or restarts it (not us: we are shutting down).
+      this.die(
+        message.content.restart === true
+          ? "the kernel was restarted on the server (its state is gone)"
+          : "the kernel was shut down on the server",
+      );
+      return;
+    }
     if (parent === undefined) return;
     const waiter = this.waiters.get(parent);
     if (waiter) {
