@@ -16,7 +16,10 @@ const ROOT = resolve(import.meta.dirname, "..", "..");
 const CANDIDATES: { name: string; python: string }[] = [
   { name: "Debian jupyter_server", python: "/usr/bin/python3" },
   // .ci/run makes this venv (pip's jupyter_server 2.x + ipykernel); EVALKIT_TEST_JUPYTER_VENV names another.
-  { name: "pip jupyter_server", python: join(process.env.EVALKIT_TEST_JUPYTER_VENV ?? join(ROOT, ".venv-jupyter"), "bin", "python") },
+  {
+    name: "pip jupyter_server",
+    python: join(process.env.EVALKIT_TEST_JUPYTER_VENV ?? join(ROOT, ".venv-jupyter"), "bin", "python"),
+  },
 ];
 
 /** The flavours installed here (each with ipykernel), and why the others are not. */
@@ -44,7 +47,10 @@ export function findJupyterFlavours(): { found: JupyterFlavour[]; missing: strin
 
 /** Why the R kernel cannot be used here (IRkernel's kernelspec `ir`), or undefined. */
 export function irkernelUnavailable(): string | undefined {
-  if (existsSync("/usr/share/jupyter/kernels/ir/kernel.json") || existsSync("/usr/local/share/jupyter/kernels/ir/kernel.json"))
+  if (
+    existsSync("/usr/share/jupyter/kernels/ir/kernel.json") ||
+    existsSync("/usr/local/share/jupyter/kernels/ir/kernel.json")
+  )
     return undefined;
   return "no `ir` kernelspec (apt-get install -y r-cran-irkernel; R -e 'IRkernel::installspec(user=FALSE)')";
 }
@@ -77,7 +83,11 @@ export async function startJupyterServer(flavour: JupyterFlavour): Promise<TestJ
   ];
   const env: NodeJS.ProcessEnv = { ...process.env, JUPYTER_RUNTIME_DIR: join(dir, "runtime") };
   for (const name of Object.keys(env)) if (name.startsWith("EVALKIT_JUPYTER")) delete env[name];
-  const child: ChildProcess = spawn(flavour.python, args, { cwd: dir, env, stdio: ["ignore", "ignore", "pipe"] });
+  const child: ChildProcess = spawn(flavour.python, args, {
+    cwd: dir,
+    env,
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   let log = "";
   child.stderr?.on("data", (chunk: Buffer) => {
     log = (log + chunk.toString("utf8")).slice(-20_000);
@@ -87,7 +97,10 @@ export async function startJupyterServer(flavour: JupyterFlavour): Promise<TestJ
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`jupyter server exited at start:\n${log}`);
-    const ok = await fetch(`${url}/api/kernelspecs`, { headers }).then((r) => r.ok, () => false);
+    const ok = await fetch(`${url}/api/kernelspecs`, { headers }).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) break;
     if (Date.now() > deadline) {
       child.kill("SIGKILL");
