@@ -15,6 +15,7 @@ commands:
       [--sandbox] [--sandbox-network] [--sandbox-write PATH] [--memory-mb N] [--cpu-seconds N] [--max-processes N]
   repl                                interactive session
       [--python PATH] [--cwd DIR] [--session NAME] [--launcher PREFIX] [--timeout SEC] [--js]
+      [--jupyter URL] [--jupyter-token-file FILE]
       [--sandbox] [--sandbox-network] [--sandbox-write PATH] [--memory-mb N] [--cpu-seconds N] [--max-processes N]
   mcp                                 MCP server on stdio exposing the eval tool
       [--python PATH] [--cwd DIR] [--launcher PREFIX] [--jupyter URL] [--jupyter-token-file FILE]

@@ -11,6 +11,7 @@ export const REPL_HELP = `evalkit repl commands
   :js               switch to JavaScript (a separate kernel, started on first use)
   :py CODE, :js CODE  run one line in the other language without switching
   :restart          restart the current language's kernel (its variables are lost)
+  :LANG, :LANG CODE with --jupyter: switch to (or run one line in) a server language (:r, :julia, :bash...)
   :help             this help
   :quit             leave (also Ctrl-D on an empty line, exit, quit)
   %more             show the whole output of the last cell (long output is collapsed to 20 lines)

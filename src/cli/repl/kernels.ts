@@ -1,7 +1,9 @@
 // The REPL's kernels: one retained Python kernel and one JS kernel (started on first use), restart and shutdown.
-import type { LocalLanguage } from "../../contracts/cell-result.js";
+import type { CellLanguage } from "../../contracts/cell-result.js";
 import { EvalkitError } from "../../errors.js";
 import type { JsKernel } from "../../kernel/js/js-kernel.js";
+import type { JupyterKernel } from "../../kernel/jupyter/jupyter-kernel.js";
+import type { JupyterSettings } from "../../kernel/jupyter/jupyter-rest.js";
 import type { Kernel } from "../../kernel/kernel.js";
 import { PythonKernel } from "../../kernel/python/python-kernel.js";
 import type { ResolvedSandbox, ResourceLimits } from "../../runtime/sandbox-types.js";
@@ -9,6 +11,7 @@ import { buildPlainEnv, createDefaultKernel, createDefaultResolver } from "../..
 import { DEFAULT_INTERRUPT_GRACE_MS } from "../../session/session-manager.js";
 import type { InterpreterResolver, KernelSpec, ResolvedInterpreter } from "../../session/session-types.js";
 import { type Completeness, checkJsComplete } from "./completeness.js";
+import { ReplServerKernels } from "./server-kernels.js";
 
 /** How long Tab waits for a kernel's completions. */
 const COMPLETE_TIMEOUT_MS = 2000;
@@ -19,6 +22,8 @@ export interface ReplKernelConfig {
   launcher?: string[];
   sandbox?: ResolvedSandbox;
   limits?: ResourceLimits;
+  /** Run Python (and every language but js) on this Jupyter server's kernels. */
+  jupyter?: JupyterSettings;
 }
 
 /** How the Python kernel was found, for the banner. */
@@ -37,20 +42,34 @@ export interface PythonDescription {
  */
 export class ReplKernels {
   private readonly config: ReplKernelConfig;
-  private python: PythonKernel | undefined;
+  private python: PythonKernel | JupyterKernel | undefined;
   private js: JsKernel | undefined;
+  /** Set with --jupyter: the kernels on the server. */
+  readonly server: ReplServerKernels | undefined;
   private pythonCommand: ResolvedInterpreter | undefined;
   private readonly resolveInterpreter: InterpreterResolver;
   /** The execution count the next cell of each language will most likely get. */
-  readonly nextCount: Record<LocalLanguage, number> = { py: 1, js: 1 };
+  readonly nextCount: Record<CellLanguage, number> = { py: 1, js: 1 };
 
   constructor(config: ReplKernelConfig) {
     this.config = config;
+    this.server = config.jupyter ? new ReplServerKernels(config.jupyter) : undefined;
     this.resolveInterpreter = createDefaultResolver(config.python, {}, config.launcher);
   }
 
   /** Resolves the interpreter (once) and starts a Python kernel. */
   async startPython(): Promise<PythonDescription> {
+    if (this.server) {
+      const kernel = await this.server.get("py");
+      this.python = kernel;
+      this.nextCount.py = 1;
+      return {
+        executable: `${kernel.info?.implementation || "kernel"} on ${this.server.url}`,
+        version: kernel.info?.languageVersion || "unknown",
+        reason: "the Jupyter server's Python kernelspec",
+        pid: undefined,
+      };
+    }
     if (this.pythonCommand === undefined) this.pythonCommand = await this.resolveInterpreter(this.config.cwd);
     const { executable, env, reason } = this.pythonCommand;
     const kernel = createDefaultKernel(this.spec("py", executable, env));
@@ -69,7 +88,7 @@ export class ReplKernels {
 
   /** What the session layer's kernel factory needs, as SessionManager would describe it. */
   private spec(
-    language: LocalLanguage,
+    language: CellLanguage,
     interpreter: string | undefined,
     env: Record<string, string>,
   ): KernelSpec {
@@ -91,8 +110,12 @@ export class ReplKernels {
    * answer within COMPLETE_TIMEOUT_MS (a cell holding the GIL, a synchronous JS loop) gives no matches rather
    * than freezing the line editor, which waits for the answer.
    */
-  async complete(language: LocalLanguage, line: string): Promise<{ start: number; matches: string[] }> {
+  async complete(language: CellLanguage, line: string): Promise<{ start: number; matches: string[] }> {
     const none = { start: line.length, matches: [] };
+    if (language !== "js" && language !== "py") {
+      const kernel = this.server?.peek(language);
+      return kernel ? kernel.complete(line, COMPLETE_TIMEOUT_MS) : none;
+    }
     if (language === "js") {
       // Tab before the first JS cell starts the kernel, as that cell would (about 100 ms, once).
       if (this.js === undefined) await this.get("js").catch(() => undefined);
@@ -111,10 +134,14 @@ export class ReplKernels {
   }
 
   /** The kernel for `language`, starting JS on first use. Python must have been started. */
-  async get(language: LocalLanguage): Promise<Kernel> {
+  async get(language: CellLanguage): Promise<Kernel> {
     if (language === "py") {
       if (this.python === undefined || !this.python.isAlive) await this.startPython();
-      return this.python as PythonKernel;
+      return this.python as Kernel;
+    }
+    if (language !== "js") {
+      if (!this.server) throw new EvalkitError("INVALID_INPUT", `${language} cells need --jupyter URL`);
+      return this.server.get(language);
     }
     if (this.js === undefined) {
       this.js = createDefaultKernel(this.spec("js", undefined, buildPlainEnv({}))) as JsKernel;
@@ -130,8 +157,14 @@ export class ReplKernels {
   }
 
   /** Replaces the kernel of `language` with a fresh one (state lost). */
-  async restart(language: LocalLanguage): Promise<PythonDescription | undefined> {
+  async restart(language: CellLanguage): Promise<PythonDescription | undefined> {
+    if (language !== "py" && language !== "js") {
+      await this.server?.restart(language);
+      this.nextCount[language] = 1;
+      return undefined;
+    }
     if (language === "py") {
+      if (this.server) await this.server.restart("py");
       await this.python?.shutdown();
       this.python = undefined;
       return this.startPython();
@@ -143,8 +176,13 @@ export class ReplKernels {
   }
 
   /** Whether `code` is a whole cell: the runner decides for Python (codeop), acorn for JS. */
-  async checkComplete(language: LocalLanguage, code: string): Promise<Completeness> {
+  async checkComplete(language: CellLanguage, code: string): Promise<Completeness> {
     if (language === "js") return checkJsComplete(code);
+    if (language !== "py") {
+      const kernel = this.server?.peek(language);
+      if (!kernel) return { status: "complete", indent: "" };
+      return kernel.isComplete(code);
+    }
     if (this.python === undefined || !this.python.isAlive) return { status: "complete", indent: "" };
     try {
       return await this.python.isComplete(code);
@@ -155,7 +193,7 @@ export class ReplKernels {
 
   /** Shuts every kernel down (exit request, then SIGTERM/SIGKILL to its process group). */
   async shutdown(): Promise<void> {
-    await Promise.allSettled([this.python?.shutdown(), this.js?.shutdown()]);
+    await Promise.allSettled([this.python?.shutdown(), this.js?.shutdown(), this.server?.shutdown()]);
     this.python = undefined;
     this.js = undefined;
   }

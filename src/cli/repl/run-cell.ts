@@ -1,5 +1,5 @@
 // Runs one REPL cell: live output, Ctrl-C/timeout interrupts, input() answered at the prompt, and how it ended.
-import type { CellStatus, LocalLanguage } from "../../contracts/cell-result.js";
+import type { CellLanguage, CellStatus } from "../../contracts/cell-result.js";
 import { isEvalkitError } from "../../errors.js";
 import type { ArtifactStore } from "../../output/artifact-store.js";
 import type { InteractiveRenderOptions } from "../../render/interactive-render.js";
@@ -30,7 +30,7 @@ export interface CellRunResult {
 /** Runs `code` on the kernel of `language` and prints everything it does; never throws for cell failures. */
 export async function runReplCell(
   code: string,
-  language: LocalLanguage,
+  language: CellLanguage,
   context: CellRunContext,
 ): Promise<CellRunResult> {
   const { kernels, terminal, render } = context;
@@ -42,7 +42,7 @@ export async function runReplCell(
     images: context.images,
     spinner,
     artifacts: context.artifacts,
-    executionCount: kernels.nextCount[language],
+    executionCount: kernels.nextCount[language] ?? 1,
   });
   const controller = new AbortController();
   let isTimedOut = false;

@@ -18,6 +18,15 @@ export interface JupyterKernelOptions {
   language: string;
   /** How long the server may take from the start request to the kernel's first `kernel_info_reply`. */
   startTimeoutMs?: number;
+  /** After an abort of `execute`'s signal: how long the interrupted cell may take before the kernel is deleted. */
+  interruptGraceMs?: number;
+}
+
+/** What the kernel said about itself (`kernel_info_reply`). */
+export interface JupyterKernelInfo {
+  implementation: string;
+  languageName: string;
+  languageVersion: string;
 }
 
 /** Kernels such as IRkernel and IJulia take seconds to start; a server placing pods takes longer. */
@@ -30,6 +39,8 @@ export class JupyterKernel implements Kernel {
   readonly language: string;
   /** The server's id of the kernel, once started. */
   kernelId: string | undefined;
+  /** Set once the kernel answered `kernel_info_request`. */
+  info: JupyterKernelInfo | undefined;
   private socket: JupyterSocket | undefined;
   private readonly session = randomUUID();
   private readonly cells = new CellQueue();
@@ -125,16 +136,73 @@ export class JupyterKernel implements Kernel {
         this.socket?.send(buildMessage("stdin", "input_reply", { value }, this.session, input.header)),
     });
     this.running = cell;
-    const onAbort = () => this.interrupt();
+    // A caller's abort gets the local kernels' ladder: interrupt, then delete the kernel after the grace.
+    let escalation: NodeJS.Timeout | undefined;
+    const onAbort = () => {
+      this.interrupt();
+      escalation ??= setTimeout(() => {
+        if (this.running === cell) void this.shutdown();
+      }, this.options.interruptGraceMs ?? 5000);
+    };
     options.signal?.addEventListener("abort", onAbort, { once: true });
     try {
       socket.send(request);
       if (options.signal?.aborted) onAbort();
       return await cell.done;
     } finally {
+      clearTimeout(escalation);
       options.signal?.removeEventListener("abort", onAbort);
       if (this.running === cell) this.running = undefined;
     }
+  }
+
+  /** Whether `code` is a whole cell (`is_complete_request`); a kernel that does not say counts it complete. */
+  async isComplete(
+    code: string,
+    timeoutMs = 2000,
+  ): Promise<{ status: "complete" | "incomplete" | "invalid"; indent: string }> {
+    const reply = await this.askShell("is_complete_request", { code }, "is_complete_reply", timeoutMs);
+    // `unknown` (and no answer) runs the code as it is, like a kernel without the request.
+    const status = reply?.status === "incomplete" || reply?.status === "invalid" ? reply.status : "complete";
+    return { status, indent: typeof reply?.indent === "string" ? reply.indent : "" };
+  }
+
+  /** Completions at the end of `line` (`complete_request`); none when the kernel does not answer in time. */
+  async complete(line: string, timeoutMs = 2000): Promise<{ start: number; matches: string[] }> {
+    const reply = await this.askShell(
+      "complete_request",
+      { code: line, cursor_pos: line.length },
+      "complete_reply",
+      timeoutMs,
+    );
+    const matches = Array.isArray(reply?.matches) ? reply.matches.map(String) : [];
+    const start = typeof reply?.cursor_start === "number" ? reply.cursor_start : line.length;
+    return { start, matches };
+  }
+
+  /** A shell request's reply content, or undefined when the kernel is gone or silent past `timeoutMs`. */
+  private askShell(
+    msgType: string,
+    content: Record<string, unknown>,
+    replyType: string,
+    timeoutMs: number,
+  ): Promise<Record<string, unknown> | undefined> {
+    const socket = this.socket;
+    if (!socket || !this.isAlive) return Promise.resolve(undefined);
+    const request = buildMessage("shell", msgType, content, this.session);
+    const id = request.header.msg_id;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => finish(undefined), timeoutMs);
+      const finish = (value: Record<string, unknown> | undefined) => {
+        clearTimeout(timer);
+        this.waiters.delete(id);
+        resolve(value);
+      };
+      this.waiters.set(id, (message) => {
+        if (message.header.msg_type === replyType) finish(message.content);
+      });
+      socket.send(request);
+    });
   }
 
   private onMessage(message: JupyterMessage): void {
@@ -212,6 +280,7 @@ export class JupyterKernel implements Kernel {
         asked.push(request.header.msg_id);
         this.waiters.set(request.header.msg_id, (message) => {
           if (message.header.msg_type !== "kernel_info_reply") return;
+          this.info = toKernelInfo(message.content);
           finish();
           resolve();
         });
@@ -235,4 +304,13 @@ export class JupyterKernel implements Kernel {
     if (this.exit) details.exit = this.exit;
     return new EvalkitError("KERNEL_DIED", message, details);
   }
+}
+
+function toKernelInfo(content: Record<string, unknown>): JupyterKernelInfo {
+  const language = (content.language_info ?? {}) as { name?: unknown; version?: unknown };
+  return {
+    implementation: typeof content.implementation === "string" ? content.implementation : "",
+    languageName: typeof language.name === "string" ? language.name : "",
+    languageVersion: typeof language.version === "string" ? language.version : "",
+  };
 }

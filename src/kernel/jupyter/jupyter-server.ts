@@ -54,8 +54,13 @@ export class JupyterServer {
   }
 
   /** A (not yet started) kernel of `kernelName`, known to cells as `language`. */
-  createKernel(kernelName: string, language: string): JupyterKernel {
-    return new JupyterKernel({ rest: this.rest, kernelName, language });
+  createKernel(kernelName: string, language: string, interruptGraceMs?: number): JupyterKernel {
+    return new JupyterKernel({
+      rest: this.rest,
+      kernelName,
+      language,
+      ...(interruptGraceMs !== undefined ? { interruptGraceMs } : {}),
+    });
   }
 }
 
