@@ -113,7 +113,11 @@ async function startServer() {
       (r) => r.ok,
       () => false,
     );
-    if (ok) return { url, token, stop: () => (child.kill(), rmSync(dir, { recursive: true, force: true })) };
+    const stop = () => {
+      child.kill();
+      rmSync(dir, { recursive: true, force: true });
+    };
+    if (ok) return { url, token, stop };
     await new Promise((r) => setTimeout(r, 150));
   }
   throw new Error("jupyter_server did not start");
