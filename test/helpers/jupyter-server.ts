@@ -64,11 +64,14 @@ export interface TestJupyterServer {
   stop(): Promise<void>;
 }
 
-/** Starts a server with a fresh token on a free port and waits until /api answers. */
-export async function startJupyterServer(flavour: JupyterFlavour): Promise<TestJupyterServer> {
+/** Starts a server with a fresh token on a free port (or the given ones) and waits until /api answers. */
+export async function startJupyterServer(
+  flavour: JupyterFlavour,
+  fixed: { port?: number; token?: string } = {},
+): Promise<TestJupyterServer> {
   const dir = mkdtempSync(join(tmpdir(), "evalkit-jupyter-"));
-  const port = await freePort();
-  const token = `test-token-${Math.random().toString(36).slice(2)}${Date.now()}`;
+  const port = fixed.port ?? (await freePort());
+  const token = fixed.token ?? `test-token-${Math.random().toString(36).slice(2)}${Date.now()}`;
   const isV2 = Number.parseInt(flavour.version, 10) >= 2;
   const args = [
     "-m",
