@@ -203,8 +203,12 @@ export class SessionManager {
     request: Pick<SessionCallRequest, "sessionId" | "cwd"> & { language: CellLanguage },
   ): Promise<void> {
     const { language, ...callRequest } = request;
-    if (typeof language !== "string" || language === "") {
-      throw new EvalkitError("INVALID_INPUT", "invalid warm request: language: expected a language name", {
+    const isKnown = language === "py" || language === "js";
+    if (typeof language !== "string" || language === "" || (!isKnown && !this.hasJupyter)) {
+      const expected = this.hasJupyter
+        ? "a language name"
+        : '"py" or "js" (other languages need a Jupyter server)';
+      throw new EvalkitError("INVALID_INPUT", `invalid warm request: language: expected ${expected}`, {
         field: "language",
       });
     }
