@@ -175,6 +175,23 @@ describe.runIf(isJupyterIntegration && newest !== undefined)(
       expect(result.details.cells[0]?.text).toContain("REDACTED");
     });
 
+    it("keeps the token out of local kernels: a js cell does not see EVALKIT_JUPYTER_TOKEN", async () => {
+      const saved = process.env.EVALKIT_JUPYTER_TOKEN;
+      process.env.EVALKIT_JUPYTER_TOKEN = server.token;
+      try {
+        const local = makeTool(server);
+        const result = await local.execute({
+          cells: [{ language: "js", code: "String(process.env.EVALKIT_JUPYTER_TOKEN)" }],
+        });
+        expect(result.details.cells[0]?.language).toBe("js");
+        expect(result.details.cells[0]?.text).toBe("'undefined'\n");
+        await local.dispose();
+      } finally {
+        if (saved === undefined) delete process.env.EVALKIT_JUPYTER_TOKEN;
+        else process.env.EVALKIT_JUPYTER_TOKEN = saved;
+      }
+    });
+
     it("reports a refused token as a cell error that names the URL and what to do, without hanging", async () => {
       const wrong = createEvalTool({ jupyter: { url: server.url, token: "wrong-token-123" }, flagsEnv: {} });
       tools.push(wrong);

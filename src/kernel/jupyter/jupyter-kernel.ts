@@ -4,7 +4,12 @@ import { EvalkitError } from "../../errors.js";
 import { CellQueue } from "../cell-queue.js";
 import type { ExecuteOptions, ExecuteOutcome, Kernel, KernelExit } from "../kernel.js";
 import { withStartDeadline } from "../start-deadline.js";
-import { buildMessage, type JupyterMessage } from "./jupyter-messages.js";
+import {
+  buildMessage,
+  type JupyterKernelInfo,
+  type JupyterMessage,
+  toKernelInfo,
+} from "./jupyter-messages.js";
 import type { JupyterRest } from "./jupyter-rest.js";
 import { JupyterRunningCell } from "./jupyter-running-cell.js";
 import { JupyterSocket, type SocketClose } from "./jupyter-socket.js";
@@ -20,13 +25,6 @@ export interface JupyterKernelOptions {
   startTimeoutMs?: number;
   /** After an abort of `execute`'s signal: how long the interrupted cell may take before the kernel is deleted. */
   interruptGraceMs?: number;
-}
-
-/** What the kernel said about itself (`kernel_info_reply`). */
-export interface JupyterKernelInfo {
-  implementation: string;
-  languageName: string;
-  languageVersion: string;
 }
 
 /** Kernels such as IRkernel and IJulia take seconds to start; a server placing pods takes longer. */
@@ -304,13 +302,4 @@ export class JupyterKernel implements Kernel {
     if (this.exit) details.exit = this.exit;
     return new EvalkitError("KERNEL_DIED", message, details);
   }
-}
-
-function toKernelInfo(content: Record<string, unknown>): JupyterKernelInfo {
-  const language = (content.language_info ?? {}) as { name?: unknown; version?: unknown };
-  return {
-    implementation: typeof content.implementation === "string" ? content.implementation : "",
-    languageName: typeof language.name === "string" ? language.name : "",
-    languageVersion: typeof language.version === "string" ? language.version : "",
-  };
 }

@@ -118,3 +118,20 @@ function toBundle(data: unknown): MimeBundle {
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
+
+/** What the kernel said about itself (`kernel_info_reply`). */
+export interface JupyterKernelInfo {
+  implementation: string;
+  languageName: string;
+  languageVersion: string;
+}
+
+/** The kernel's self-description from its `kernel_info_reply`. */
+export function toKernelInfo(content: Record<string, unknown>): JupyterKernelInfo {
+  const language = (content.language_info ?? {}) as { name?: unknown; version?: unknown };
+  return {
+    implementation: typeof content.implementation === "string" ? content.implementation : "",
+    languageName: typeof language.name === "string" ? language.name : "",
+    languageVersion: typeof language.version === "string" ? language.version : "",
+  };
+}
