@@ -47,13 +47,20 @@ export class JupyterKernel implements Kernel {
   private readonly exitListeners = new Set<(exit: KernelExit) => void>();
   private exit: KernelExit | undefined;
   private shuttingDown: Promise<KernelExit | undefined> | undefined;
+  /** Set the moment the socket closes, before the server is asked whether the kernel still exists. */
+  private isSocketClosed = false;
 
   constructor(private readonly options: JupyterKernelOptions) {
     this.language = options.language;
   }
 
   get isAlive(): boolean {
-    return this.socket !== undefined && this.exit === undefined && this.shuttingDown === undefined;
+    return (
+      this.socket !== undefined &&
+      !this.isSocketClosed &&
+      this.exit === undefined &&
+      this.shuttingDown === undefined
+    );
   }
 
   async start(): Promise<void> {
@@ -114,7 +121,8 @@ export class JupyterKernel implements Kernel {
 
   private async runCell(code: string, options: ExecuteOptions): Promise<ExecuteOutcome> {
     const socket = this.socket;
-    if (!socket || !this.isAlive) throw this.closedError("the kernel is not running");
+    // KERNEL_CLOSED: the request never left, so the session may run the cell on a fresh kernel.
+    if (!socket || !this.isAlive || !socket.isOpen) throw this.closedError("the kernel is not running");
     const request = buildMessage(
       "shell",
       "execute_request",
@@ -232,6 +240,7 @@ export class JupyterKernel implements Kernel {
   }
 
   private async onSocketClose(close: SocketClose): Promise<void> {
+    this.isSocketClosed = true;
     if (this.exit || this.shuttingDown) return;
     const id = this.kernelId;
     const gone =

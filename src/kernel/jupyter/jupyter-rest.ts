@@ -37,6 +37,8 @@ export const JUPYTER_REQUEST_TIMEOUT_MS = 15_000;
 export class JupyterRest {
   /** The base URL with exactly one trailing slash. */
   readonly baseUrl: string;
+  /** Kernels whose delete failed because the server could not be reached. */
+  private readonly undeleted = new Set<string>();
 
   constructor(
     private readonly settings: JupyterSettings,
@@ -68,7 +70,13 @@ export class JupyterRest {
   }
 
   async startKernel(name: string): Promise<ServerKernel> {
-    return toServerKernel(await this.request("POST", "api/kernels", { name }));
+    const kernel = toServerKernel(await this.request("POST", "api/kernels", { name }));
+    // The server is reachable again: delete what could not be deleted while it was not.
+    for (const id of this.undeleted) {
+      this.undeleted.delete(id);
+      this.deleteKernel(id).catch(() => undefined);
+    }
+    return kernel;
   }
 
   /** The kernel, or undefined when the server no longer has it (404). */
@@ -90,12 +98,17 @@ export class JupyterRest {
     await this.request("POST", `api/kernels/${encodeURIComponent(id)}/interrupt`);
   }
 
-  /** Deletes the kernel; one the server no longer has counts as deleted. */
+  /**
+   * Deletes the kernel; one the server no longer has counts as deleted. One that cannot be deleted because the
+   * server is unreachable is deleted by the next successful kernel start (a network blip must not leak kernels).
+   */
   async deleteKernel(id: string): Promise<void> {
     try {
       await this.request("DELETE", `api/kernels/${encodeURIComponent(id)}`);
     } catch (err) {
       if (err instanceof EvalkitError && err.details.status === 404) return;
+      if (err instanceof EvalkitError && err.code === "JUPYTER_UNREACHABLE" && this.undeleted.size < 1000)
+        this.undeleted.add(id);
       throw err;
     }
   }
