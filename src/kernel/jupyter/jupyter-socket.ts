@@ -40,14 +40,17 @@ export class JupyterSocket {
     });
     const opened = new JupyterSocket(socket);
     await new Promise<void>((resolve, reject) => {
-      const fail = (why: string) => {
+      const fail = (why: string, isRefused = false) => {
         socket.removeAllListeners();
         socket.on("error", () => {});
         socket.terminate();
+        const hint = isRefused
+          ? "; set the server's token in EVALKIT_JUPYTER_TOKEN or --jupyter-token-file"
+          : "";
         reject(
           new EvalkitError(
-            "JUPYTER_UNREACHABLE",
-            `cannot open the kernel WebSocket ${redactQuery(url)} (${why})`,
+            isRefused ? "JUPYTER_REFUSED" : "JUPYTER_UNREACHABLE",
+            `cannot open the kernel WebSocket ${redactQuery(url)} (${why})${hint}`,
             { url: redactQuery(url) },
           ),
         );
@@ -56,13 +59,10 @@ export class JupyterSocket {
         socket.removeAllListeners("unexpected-response");
         resolve();
       });
-      socket.once("unexpected-response", (_request, response) =>
-        fail(
-          response.statusCode === 401 || response.statusCode === 403
-            ? `HTTP ${response.statusCode}: the server refused the token`
-            : `HTTP ${response.statusCode}`,
-        ),
-      );
+      socket.once("unexpected-response", (_request, response) => {
+        const isRefused = response.statusCode === 401 || response.statusCode === 403;
+        fail(`HTTP ${response.statusCode}${isRefused ? ": the server refused the token" : ""}`, isRefused);
+      });
       socket.once("error", (err) => fail(err.message));
     });
     socket.on("error", () => {
