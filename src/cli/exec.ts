@@ -198,7 +198,7 @@ async function buildRawInput(
       if (extname(token.value).toLowerCase() === ".ipynb") {
         checkFileSize(token.value, "FILE");
         const fallback = values.lang === "js" || values.lang === "javascript" ? "js" : "py";
-        const notebook = readNotebook(token.value, fallback);
+        const notebook = readNotebook(token.value, fallback, hasServer);
         const slots: NotebookInput["slots"] = [];
         for (const cell of notebook.cells) {
           slots.push({ cellIndex: cell.cellIndex, evalIndex: cells.length });

@@ -1,6 +1,6 @@
 // `evalkit exec --jupyter URL` as a user runs it (bin/evalkit.js): Python and R cells on a real server, clean exit.
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -79,6 +79,23 @@ describe.runIf(flavour !== undefined)("evalkit exec --jupyter", () => {
       expect(run.out).toContain("sum.R (r)");
       expect(run.code).toBe(0);
       expect(await server.listKernels()).toEqual([]);
+    },
+    90_000,
+  );
+
+  it.runIf(hasR)(
+    "runs an R notebook's cells on the server's R kernel and writes their outputs back",
+    async () => {
+      const notebook = path.join(ROOT, "test", "fixtures", "notebook-r-kernel.ipynb");
+      const out = path.join(dir, "executed.ipynb");
+      const run = await runCli(["exec", "--jupyter", server.url, notebook, "--output-notebook", out], {
+        EVALKIT_JUPYTER_TOKEN: server.token,
+      });
+      expect(run.err).toBe("");
+      expect(run.code).toBe(0);
+      expect(run.out).toMatch(/speed/);
+      const executed = JSON.parse(readFileSync(out, "utf8")) as { cells: { outputs: unknown[] }[] };
+      expect(executed.cells[0]?.outputs.length).toBeGreaterThan(0);
     },
     90_000,
   );
