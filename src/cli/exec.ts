@@ -25,7 +25,7 @@ the first cell that does not end ok stops the run.
   -c, --code CODE      a cell's source (repeatable; mixes with FILE cells in command-line order)
   FILE                 a file whose content is one cell (.py: Python, .js/.mjs/.cjs: JavaScript; - reads stdin)
   NOTEBOOK.ipynb       a Jupyter notebook: its code cells in order, titled "NAME.ipynb [n]" (n-th code cell);
-                       the language comes from the notebook's kernelspec (Python or JavaScript)
+                       the language comes from the notebook's kernelspec (Python or JavaScript; with --jupyter any)
   --output-notebook PATH
                        write a copy of the one .ipynb input with this run's outputs and execution counts
   --input FILE|-       the eval tool's JSON input ({"cells": [...]}) instead of -c/FILE
