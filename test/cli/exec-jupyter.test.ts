@@ -1,6 +1,6 @@
 // `evalkit exec --jupyter URL` as a user runs it (bin/evalkit.js): Python and R cells on a real server, clean exit.
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -54,12 +54,13 @@ describe.runIf(flavour !== undefined)("evalkit exec --jupyter", () => {
   }, 30_000);
 
   it.runIf(hasR)(
-    "runs Python and R cells with the token from a file, prints their output, and leaves no kernel behind",
+    "runs Python and R cells with the token from a file, prints their output, saves an R plot, and leaves no kernel behind",
     async () => {
       const tokenFile = path.join(dir, "token");
       writeFileSync(tokenFile, `${server.token}\n`);
       const script = path.join(dir, "sum.R");
-      writeFileSync(script, "x <- 1:5\nprint(sum(x))\n");
+      writeFileSync(script, "x <- 1:5\nprint(sum(x))\nplot(x)\n");
+      const images = path.join(dir, "images");
       const run = await runCli(
         [
           "exec",
@@ -67,12 +68,15 @@ describe.runIf(flavour !== undefined)("evalkit exec --jupyter", () => {
           server.url,
           "--jupyter-token-file",
           tokenFile,
+          "--images",
+          images,
           "-c",
           "n = 6\nprint(n * 7)",
           script,
         ],
         {},
       );
+      expect(readdirSync(images).some((name) => name.endsWith(".png"))).toBe(true);
       expect(run.err).toBe("");
       expect(run.out).toContain("42");
       expect(run.out).toContain("[1] 15");

@@ -24,7 +24,7 @@ describe.runIf(flavour !== undefined && hasR)("evalkit mcp --jupyter", () => {
     await server?.stop();
   }, 30_000);
 
-  it("lists the server's languages, runs Python and R with state kept across calls, and deletes its kernels when the client goes", async () => {
+  it("lists the server's languages, runs Python and R with state kept across calls, returns an R plot as an image, and deletes its kernels when the client goes", async () => {
     const mcp = await startServer({
       args: ["--jupyter", server.url],
       env: { EVALKIT_JUPYTER_TOKEN: server.token },
@@ -42,6 +42,9 @@ describe.runIf(flavour !== undefined && hasR)("evalkit mcp --jupyter", () => {
     expect(result.isError).not.toBe(true);
     expect(textOf(result)).toContain("[1/2] python\n42");
     expect(textOf(result)).toContain("[2/2] r\n51");
+
+    const plot = await callEval(mcp.client, [{ language: "r", code: "plot(1:10)" }]);
+    expect(plot.content.some((block) => block.type === "image" && block.mimeType === "image/png")).toBe(true);
 
     const unknown = await callEval(mcp.client, [{ language: "cobol", code: "x" }]);
     expect(textOf(unknown)).toContain('no kernel for language "cobol"');
