@@ -1,6 +1,6 @@
 // Real Jupyter servers on 127.0.0.1 for the Jupyter backend's tests: Debian's jupyter_server 1.x and pip's 2.x.
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { freePort } from "./sshd.js";
@@ -67,7 +67,7 @@ export interface TestJupyterServer {
 /** Starts a server with a fresh token on a free port (or the given ones) and waits until /api answers. */
 export async function startJupyterServer(
   flavour: JupyterFlavour,
-  fixed: { port?: number; token?: string } = {},
+  fixed: { port?: number; token?: string; kernelspecs?: Record<string, object> } = {},
 ): Promise<TestJupyterServer> {
   const dir = mkdtempSync(join(tmpdir(), "evalkit-jupyter-"));
   const port = fixed.port ?? (await freePort());
@@ -85,6 +85,14 @@ export async function startJupyterServer(
     isV2 ? `--IdentityProvider.token=${token}` : `--ServerApp.token=${token}`,
   ];
   const env: NodeJS.ProcessEnv = { ...process.env, JUPYTER_RUNTIME_DIR: join(dir, "runtime") };
+  // Extra kernelspecs (a broken one, for the error tests) beside the installed ones.
+  if (fixed.kernelspecs) {
+    for (const [name, spec] of Object.entries(fixed.kernelspecs)) {
+      mkdirSync(join(dir, "share", "kernels", name), { recursive: true });
+      writeFileSync(join(dir, "share", "kernels", name, "kernel.json"), JSON.stringify(spec));
+    }
+    env.JUPYTER_PATH = join(dir, "share");
+  }
   for (const name of Object.keys(env)) if (name.startsWith("EVALKIT_JUPYTER")) delete env[name];
   const child: ChildProcess = spawn(flavour.python, args, {
     cwd: dir,

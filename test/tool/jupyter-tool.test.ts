@@ -220,3 +220,39 @@ describe.runIf(isJupyterIntegration && newest !== undefined)(
     });
   },
 );
+
+describe.runIf(isJupyterIntegration && newest !== undefined)(
+  `eval tool on ${newest?.name} (a broken kernelspec)`,
+  () => {
+    let server: TestJupyterServer;
+    beforeAll(async () => {
+      server = await startJupyterServer(newest!, {
+        kernelspecs: {
+          broken: {
+            argv: ["/nonexistent/bin/kernel", "-f", "{connection_file}"],
+            display_name: "Broken",
+            language: "brokenlang",
+          },
+        },
+      });
+    }, 90_000);
+    afterAll(async () => {
+      await disposeAll();
+      await server?.stop();
+    }, 60_000);
+
+    it("fails a cell whose kernelspec cannot start with the server's reason, quickly, and leaves nothing behind", async () => {
+      const tool = makeTool(server);
+      const startedAt = performance.now();
+      const result = await tool.execute({ cells: [{ language: "brokenlang", code: "x" }] });
+      expect(result.details.cells[0]?.status).toBe("error");
+      expect(result.details.cells[0]?.text).toContain(
+        `the Jupyter server at ${server.url}/ answered POST /api/kernels with HTTP 500`,
+      );
+      expect(performance.now() - startedAt).toBeLessThan(30_000);
+      expect(await server.listKernels()).toEqual([]);
+      // The server's working kernels are unaffected.
+      expect((await tool.execute({ cells: [{ code: "1+1" }] })).details.cells[0]?.text).toBe("2\n");
+    }, 60_000);
+  },
+);
