@@ -22,6 +22,9 @@ export type EvalkitErrorCode =
   | "DISPOSED"
   | "SESSION_BUSY"
   | "JOB_NOT_FOUND"
+  | "JUPYTER_UNREACHABLE"
+  | "JUPYTER_REFUSED"
+  | "JUPYTER_ERROR"
   | "INTERNAL";
 
 /** Extra facts attached to an error (exit code, stderr tail, offending field...). */

@@ -4,6 +4,7 @@
 export type {
   CellLanguage,
   CellResult,
+  LocalLanguage,
   CellStatus,
   CellUsage,
   EvalDetails,
@@ -117,8 +118,10 @@ export type {
   SessionManagerOptions,
   SessionRunRequest,
 } from "./session/session-types.js";
-/** Backend availability reported by `tool.checkBackends()`. */
-export type { BackendState, EvalBackendStatus } from "./tool/backends.js";
+/** Backend availability reported by `tool.checkBackends()` (with a Jupyter server: its URL and languages). */
+export type { BackendState, EvalBackendStatus, JupyterBackendState } from "./tool/backends.js";
+/** The `jupyter` option: run cells on a Jupyter server's kernels (docs/jupyter.md). */
+export type { JupyterOption } from "./tool/jupyter-options.js";
 /** The model-facing description for a given set of languages, mode and timeouts. */
 export { buildEvalDescription } from "./tool/description.js";
 export type { EvalExecuteContext, EvalTool } from "./tool/eval-tool.js";

@@ -4,9 +4,10 @@ import { isEvalkitError } from "../errors.js";
 import { resolveMcpServerOptions } from "../mcp/server-options.js";
 import { ServerTool } from "../mcp/server-tool.js";
 import { formatUsageError, parseCommandArgs, readNumberOption, UsageError } from "./args.js";
+import { JUPYTER_OPTIONS, jupyterUsage, readJupyterArgs } from "./jupyter-args.js";
 import { readSandboxArgs, SANDBOX_OPTIONS, SANDBOX_USAGE } from "./sandbox-args.js";
 
-export const MCP_USAGE = `usage: evalkit mcp [--python PATH] [--cwd DIR] [--launcher PREFIX] [--sandbox ...]
+export const MCP_USAGE = `usage: evalkit mcp [--python PATH] [--cwd DIR] [--launcher PREFIX] [--sandbox ...] [--jupyter URL]
        evalkit mcp --http [HOST:]PORT [--root DIR] [--token-file FILE] [--max-sessions N] ...
 
 Serves the eval tool over the Model Context Protocol on stdin/stdout (for MCP clients such as Claude
@@ -16,8 +17,7 @@ Full outputs are MCP resources (artifact://<id>); completion() in cells uses the
   --python PATH        Python interpreter (default: EVALKIT_PYTHON, venvs, managed venv, PATH)
   --cwd DIR            working directory of the kernels (default: the current directory; not with --http)
   --launcher PREFIX    run the interpreter through a command prefix, e.g. "docker exec -i box"
-${SANDBOX_USAGE}
-Streamable HTTP for remote clients (one isolated session each, own kernels, jobs, artifacts and directory):
+${SANDBOX_USAGE}${jupyterUsage(23)}Streamable HTTP for remote clients (one isolated session each, own kernels, jobs, artifacts and directory):
   --http [HOST:]PORT   serve MCP at http://HOST:PORT/mcp (host 127.0.0.1 unless given; port 0: any free port)
   --root DIR           sessions work in DIR/sessions/<id> (default: the current directory)
   --token-file FILE    the bearer token clients must send (else EVALKIT_MCP_TOKEN, else one is made and
@@ -29,7 +29,7 @@ Streamable HTTP for remote clients (one isolated session each, own kernels, jobs
   -h, --help           this help
 
 environment: EVALKIT_PY / EVALKIT_JS (0/1: expose the Python / JavaScript backend), EVALKIT_SANDBOX, EVALKIT_PYTHON,
-EVALKIT_HOME (artifacts, managed venv; default ~/.evalkit), EVALKIT_MCP_TOKEN (--http). Logs go to stderr; on
+EVALKIT_HOME (artifacts, managed venv; default ~/.evalkit), EVALKIT_JUPYTER_URL / EVALKIT_JUPYTER_TOKEN, EVALKIT_MCP_TOKEN (--http). Logs go to stderr; on
 stdio, stdout is the protocol. GET /healthz needs no token; GET /metrics (Prometheus) does.
 See docs/mcp.md for client configuration and deployment.
 `;
@@ -46,6 +46,7 @@ const OPTIONS = {
   "allowed-origin": { type: "string", multiple: true },
   "session-ttl": { type: "string" },
   "max-sessions": { type: "string" },
+  ...JUPYTER_OPTIONS,
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -67,7 +68,8 @@ export async function runMcp(argv: string[]): Promise<number> {
       return 0;
     }
     if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
-    const sandboxOptions = readSandboxArgs(values);
+    const jupyter = readJupyterArgs(values);
+    const sandboxOptions = { ...readSandboxArgs(values), ...(jupyter !== undefined ? { jupyter } : {}) };
     if (values.http !== undefined) return await runHttp(values, sandboxOptions);
     const httpOnly = HTTP_ONLY_FLAGS.find((flag) => values[flag] !== undefined);
     if (httpOnly !== undefined) throw new UsageError(`--${httpOnly} needs --http`);
@@ -111,7 +113,7 @@ type McpValues = ReturnType<typeof parseCommandArgs<typeof OPTIONS>>["values"];
 /** `evalkit mcp --http`: serves until SIGTERM/SIGINT; every session and kernel is gone when it returns. */
 async function runHttp(
   values: McpValues,
-  sandboxOptions: ReturnType<typeof readSandboxArgs>,
+  sandboxOptions: ReturnType<typeof readSandboxArgs> & { jupyter?: ReturnType<typeof readJupyterArgs> },
 ): Promise<number> {
   if (values.cwd !== undefined) {
     throw new UsageError(

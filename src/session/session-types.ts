@@ -1,6 +1,8 @@
 // Public shapes of the session layer: manager options, call and cell requests, and a cell's outcome.
 import type { CellLanguage, CellStatus, CellUsage } from "../contracts/cell-result.js";
 import type { CellErrorInfo, KernelOutput } from "../contracts/outputs.js";
+import type { JupyterSettings } from "../kernel/jupyter/jupyter-rest.js";
+import type { JupyterServer } from "../kernel/jupyter/jupyter-server.js";
 import type { Kernel, KernelExit } from "../kernel/kernel.js";
 import type { ResolvedSandbox, ResourceLimits } from "../runtime/sandbox-types.js";
 import type { HostBridgeHandlers } from "./bridge-handlers.js";
@@ -32,6 +34,8 @@ export interface KernelSpec {
   sandbox?: ResolvedSandbox | undefined;
   /** Resource limits of the kernel process. */
   limits?: ResourceLimits | undefined;
+  /** Set when the kernel runs on a Jupyter server: the server and the kernelspec to start there. */
+  jupyter?: { server: JupyterServer; kernelName: string } | undefined;
 }
 
 /** Builds a kernel; the manager calls `start()` on it. */
@@ -83,6 +87,11 @@ export interface SessionManagerOptions {
   crashLoopThreshold?: number;
   /** Handlers for calls from cells into the host (`agent()`, `completion()`, `tool.x()`). */
   bridge?: HostBridgeHandlers;
+  /**
+   * Run cells on this Jupyter server's kernels (docs/jupyter.md): every language but `js` (which stays local)
+   * goes to the kernelspec of that language; `dispose()`, eviction and resets delete the kernels started there.
+   */
+  jupyter?: JupyterSettings;
 }
 
 /** Opens a call: a sequence of cells that run back to back without other calls interleaving. */

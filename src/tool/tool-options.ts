@@ -5,12 +5,14 @@ import * as z from "zod";
 import type { CellLanguage } from "../contracts/cell-result.js";
 import { lazySchema, PARSE_ONCE } from "../contracts/lazy-schema.js";
 import { EvalkitError } from "../errors.js";
+import type { JupyterSettings } from "../kernel/jupyter/jupyter-rest.js";
 import type { ResolvedSandbox, ResourceLimits, SandboxSetting } from "../runtime/sandbox-types.js";
 import type { HostBridgeHandlers } from "../session/bridge-handlers.js";
 import type { SessionManager } from "../session/session-manager.js";
 import type { KernelFactory, KernelMode } from "../session/session-types.js";
 import { firstIssueField, formatZodIssues } from "./format-issues.js";
 import { DEFAULT_CELL_TIMEOUT_SEC, DEFAULT_MAX_TIMEOUT_SEC } from "./input-schema.js";
+import { type JupyterOption, resolveJupyterOption } from "./jupyter-options.js";
 import { splitCommandLine } from "./launcher.js";
 
 /** Limits of what a model reads per cell. */
@@ -76,7 +78,12 @@ export interface EvalToolOptions {
   sandbox?: SandboxSetting;
   /** Resource limits of every kernel (with or without the sandbox). */
   limits?: ResourceLimits;
-  /** Where EVALKIT_PY / EVALKIT_JS / EVALKIT_SANDBOX are read from (default `process.env`). */
+  /**
+   * Run cells on a Jupyter server's kernels (docs/jupyter.md); default from EVALKIT_JUPYTER_URL and
+   * EVALKIT_JUPYTER_TOKEN. Every language but `js` then runs there.
+   */
+  jupyter?: JupyterOption;
+  /** Where EVALKIT_PY / EVALKIT_JS / EVALKIT_SANDBOX / EVALKIT_JUPYTER_* are read from (default `process.env`). */
   flagsEnv?: Record<string, string | undefined>;
 }
 
@@ -101,6 +108,7 @@ export interface ResolvedToolOptions {
   createKernel: KernelFactory | undefined;
   sandbox: ResolvedSandbox | undefined;
   limits: ResourceLimits | undefined;
+  jupyter: JupyterSettings | undefined;
 }
 
 const optionsSchema = lazySchema(() => {
@@ -163,6 +171,7 @@ const optionsSchema = lazySchema(() => {
       })
       .optional(),
     flagsEnv: z.record(z.string(), z.union([z.string(), z.undefined()])).optional(),
+    jupyter: z.strictObject({ url: z.string().min(1), token: z.string().min(1).optional() }).optional(),
   });
 });
 
@@ -253,6 +262,7 @@ export function resolveToolOptions(options: EvalToolOptions = {}): ResolvedToolO
     createKernel: options.createKernel,
     sandbox,
     limits: options.limits && Object.keys(options.limits).length > 0 ? { ...options.limits } : undefined,
+    jupyter: resolveJupyterOption(options.jupyter, flagsEnv),
   };
 }
 
