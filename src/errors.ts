@@ -25,6 +25,9 @@ export type EvalkitErrorCode =
   | "CHECKPOINTS_UNSUPPORTED"
   | "CHECKPOINT_NOT_FOUND"
   | "CHECKPOINT_FAILED"
+  | "JUPYTER_UNREACHABLE"
+  | "JUPYTER_REFUSED"
+  | "JUPYTER_ERROR"
   | "INTERNAL";
 
 /** Extra facts attached to an error (exit code, stderr tail, offending field...). */

@@ -4,6 +4,7 @@
 export type {
   CellLanguage,
   CellResult,
+  LocalLanguage,
   CellStatus,
   CellUsage,
   CheckpointDetails,
@@ -100,6 +101,12 @@ export { CellWatchdog, clampTimeoutSec } from "./session/idle-timeout.js";
  */
 export { createEvalMcpServer, runMcpServer } from "./mcp/lazy-entry.js";
 export type { EvalMcpServer, EvalMcpServerOptions, RunMcpServerOptions } from "./mcp/server.js";
+/**
+ * The MCP server over Streamable HTTP for many remote clients (`evalkit mcp --http`): bearer token, Host/Origin
+ * allow-lists, one isolated session each, resumable streams, /healthz and /metrics (docs/mcp.md, "Over HTTP").
+ */
+export { runMcpHttpServer, startMcpHttpServer } from "./mcp/lazy-entry.js";
+export type { McpHttpServer, McpHttpServerOptions, RunMcpHttpServerOptions } from "./mcp/http-server.js";
 
 // Sessions, timeouts and the host bridge
 /** Owns every kernel: retained sessions or per-call kernels, queues, eviction, crash replacement, timeouts. */
@@ -115,8 +122,10 @@ export type {
   SessionManagerOptions,
   SessionRunRequest,
 } from "./session/session-types.js";
-/** Backend availability reported by `tool.checkBackends()`. */
-export type { BackendState, EvalBackendStatus } from "./tool/backends.js";
+/** Backend availability reported by `tool.checkBackends()` (with a Jupyter server: its URL and languages). */
+export type { BackendState, EvalBackendStatus, JupyterBackendState } from "./tool/backends.js";
+/** The `jupyter` option: run cells on a Jupyter server's kernels (docs/jupyter.md). */
+export type { JupyterOption } from "./tool/jupyter-options.js";
 /** The model-facing description for a given set of languages, mode and timeouts. */
 export { buildEvalDescription } from "./tool/description.js";
 export type { EvalExecuteContext, EvalTool } from "./tool/eval-tool.js";

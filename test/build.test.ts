@@ -60,7 +60,8 @@ async function metafileOf(outfile: string): Promise<Metafile> {
   return result.metafile;
 }
 
-const HEAVY = /node_modules\/(@modelcontextprotocol|ajv|acorn)\//;
+// ws and the Jupyter client load only for a configured Jupyter server (docs/jupyter.md).
+const HEAVY = /node_modules\/(@modelcontextprotocol|ajv|acorn|ws)\/|src\/kernel\/jupyter\//;
 
 /** Every .ts file under src/. */
 function sourceFiles(dir = path.join(ROOT, "src")): string[] {
@@ -84,7 +85,7 @@ describe("the sources", () => {
 });
 
 describe("the bundles", () => {
-  it("initialise neither the MCP SDK nor ajv nor acorn when the main export is imported", async () => {
+  it("initialise neither the MCP SDK nor ajv nor acorn nor the Jupyter client when the main export is imported", async () => {
     const meta = await metafileOf("evalkit.cjs");
     const eager = [...initialisedWith(meta, "src/index.ts")];
     expect(eager.some((file) => file.startsWith("node_modules/zod/"))).toBe(true);
@@ -93,11 +94,12 @@ describe("the bundles", () => {
     expect(Object.keys(meta.inputs).some((file) => file.includes("@modelcontextprotocol/sdk"))).toBe(true);
   });
 
-  it("initialise neither the MCP SDK nor acorn on the path of `evalkit exec`", async () => {
+  it("initialise neither the MCP SDK nor acorn nor the Jupyter client on the path of `evalkit exec`", async () => {
     const meta = await metafileOf("cli.cjs");
     const exec = [...initialisedWith(meta, "src/cli/main.ts"), ...initialisedWith(meta, "src/cli/exec.ts")];
     expect(exec).toContain("src/tool/eval-tool.ts");
     expect(exec.filter((file) => HEAVY.test(file))).toEqual([]);
+    expect(Object.keys(meta.inputs).some((file) => file.startsWith("node_modules/ws/"))).toBe(true);
     const mcp = initialisedWith(meta, "src/mcp/server.ts");
     expect([...mcp].some((file) => file.includes("@modelcontextprotocol/sdk"))).toBe(true);
   });

@@ -2,8 +2,10 @@
 
 import { parseArgs } from "node:util";
 import { EvalkitError } from "../errors.js";
-import { describeParseError } from "./args.js";
+import { resolveJupyterOption } from "../tool/jupyter-options.js";
+import { describeParseError, UsageError } from "./args.js";
 import { runDoctor } from "./doctor.js";
+import { JUPYTER_OPTIONS, readJupyterArgs } from "./jupyter-args.js";
 import type { CliIo } from "./main.js";
 import { runSetupPython } from "./setup-python.js";
 
@@ -20,6 +22,7 @@ function parse(argv: string[], allowPositionals: boolean) {
         force: { type: "boolean" },
         "without-pip": { type: "boolean" },
         help: { type: "boolean", short: "h" },
+        ...JUPYTER_OPTIONS,
       },
     });
   } catch (err) {
@@ -31,10 +34,23 @@ function parse(argv: string[], allowPositionals: boolean) {
 export async function runDoctorCommand(argv: string[], io: CliIo): Promise<number> {
   const { values } = parse(argv, false);
   if (values.help) {
-    io.stdout("usage: evalkit doctor [--python PATH] [--cwd DIR] [--json]\n");
+    io.stdout(
+      "usage: evalkit doctor [--python PATH] [--cwd DIR] [--json] [--jupyter URL [--jupyter-token-file FILE]]\n",
+    );
     return 0;
   }
-  return runDoctor({ python: values.python, cwd: values.cwd, json: values.json }, io, process.env);
+  let jupyter: ReturnType<typeof resolveJupyterOption>;
+  try {
+    jupyter = resolveJupyterOption(readJupyterArgs(values), process.env);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    throw new EvalkitError("INVALID_INPUT", err.message);
+  }
+  return runDoctor(
+    { python: values.python, cwd: values.cwd, json: values.json, ...(jupyter ? { jupyter } : {}) },
+    io,
+    process.env,
+  );
 }
 
 /** `evalkit setup python [--check] [--python P] [--cwd D]` */

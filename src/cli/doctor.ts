@@ -1,11 +1,13 @@
 // `evalkit doctor`: which interpreter evalkit would run, why, what was rejected on the way, and what the kernel's env hides.
 import { isEvalkitError } from "../errors.js";
 import { findSubreaperPython } from "../kernel/js/subreaper-parent.js";
+import type { JupyterSettings } from "../kernel/jupyter/jupyter-rest.js";
 import { buildKernelEnv } from "../runtime/child-env.js";
 import { isSecretName } from "../runtime/env-filter.js";
 import type { PythonCandidateReport, PythonReport, ResolvedPython } from "../runtime/python-types.js";
 import { describeCandidates } from "../runtime/resolve-python.js";
 import { probeSandbox, type SandboxProbe } from "../runtime/sandbox-probe.js";
+import { describeJupyterServer, formatJupyterReport } from "./doctor-jupyter.js";
 
 /** Where a command writes; the CLI passes process streams, tests collect strings. */
 export interface CommandIo {
@@ -18,6 +20,8 @@ export interface DoctorArgs {
   python?: string;
   cwd?: string;
   json?: boolean;
+  /** Also report on this Jupyter server (its languages). */
+  jupyter?: JupyterSettings;
 }
 
 interface KernelEnvSummary {
@@ -132,15 +136,19 @@ export async function runDoctor(
   const envSummary = summarizeKernelEnv(report.chosen, env);
   const probe = await probeSandbox(env);
   const subreaperPython = findSubreaperPython(env);
+  const jupyter = args.jupyter !== undefined ? await describeJupyterServer(args.jupyter) : undefined;
   if (args.json) {
     const sandbox = probe.ok
       ? { available: true, bwrap: probe.bwrap }
       : { available: false, reason: probe.reason };
     io.stdout(
-      `${JSON.stringify({ ok: report.chosen !== undefined, ...report, kernelEnv: envSummary, sandbox, jsKernel: { subreaperPython } })}\n`,
+      `${JSON.stringify({ ok: report.chosen !== undefined, ...report, kernelEnv: envSummary, sandbox, jsKernel: { subreaperPython }, ...(jupyter ? { jupyter } : {}) })}\n`,
     );
   } else {
     io.stdout(formatDoctorReport(report, envSummary, probe, subreaperPython));
+    if (jupyter) io.stdout(`\n${formatJupyterReport(jupyter)}`);
   }
+  // With a server, cells run there: the server decides; a missing local Python does not matter.
+  if (jupyter) return jupyter.ok ? 0 : 1;
   return report.chosen ? 0 : 1;
 }

@@ -9,6 +9,7 @@ import { type EvalInput, safeParseEvalInput } from "../tool/input-schema.js";
 import { type CommandIo, formatUsageError, parseCommandArgs, readNumberOption, UsageError } from "./args.js";
 import { ExecTextOutput } from "./exec-text-output.js";
 import { checkFileSize, readFileLimited, readStreamLimited } from "./input-limits.js";
+import { JUPYTER_OPTIONS, jupyterUsage, readJupyterArgs } from "./jupyter-args.js";
 import { type Notebook, readNotebook } from "./notebook-cells.js";
 import { buildExecutedNotebook, writeFileAtomically } from "./notebook-output.js";
 import { ImageOutput } from "./repl/images.js";
@@ -24,16 +25,17 @@ the first cell that does not end ok stops the run.
   -c, --code CODE      a cell's source (repeatable; mixes with FILE cells in command-line order)
   FILE                 a file whose content is one cell (.py: Python, .js/.mjs/.cjs: JavaScript; - reads stdin)
   NOTEBOOK.ipynb       a Jupyter notebook: its code cells in order, titled "NAME.ipynb [n]" (n-th code cell);
-                       the language comes from the notebook's kernelspec (Python or JavaScript)
+                       the language comes from the notebook's kernelspec (Python or JavaScript; with --jupyter any)
   --output-notebook PATH
                        write a copy of the one .ipynb input with this run's outputs and execution counts
   --input FILE|-       the eval tool's JSON input ({"cells": [...]}) instead of -c/FILE
-  --lang py|js         language of -c cells and of files without a known extension (default py)
+  --lang LANG          language of -c cells and of files without a known extension (default py): py or js,
+                       with --jupyter any language of the server (r, julia, bash...)
   --timeout SECONDS    per-cell timeout (default 30; clamped to 1..3600)
   --cwd DIR            working directory of the kernels (default: the current directory)
   --python PATH        Python interpreter (default: EVALKIT_PYTHON, venvs, managed venv, PATH)
   --launcher PREFIX    run the interpreter through a command prefix, e.g. "docker exec -i box"
-${SANDBOX_USAGE}  --json               print the result's details as one JSON object at the end (text mode streams instead)
+${SANDBOX_USAGE}${jupyterUsage(23)}  --json               print the result's details as one JSON object at the end (text mode streams instead)
   --images DIR         where text mode saves images, one line per image naming its file
                        (default $EVALKIT_HOME/images, EVALKIT_HOME defaulting to ~/.evalkit)
   -h, --help           this help
@@ -50,6 +52,7 @@ const OPTIONS = {
   python: { type: "string" },
   launcher: { type: "string" },
   ...SANDBOX_OPTIONS,
+  ...JUPYTER_OPTIONS,
   json: { type: "boolean" },
   images: { type: "string" },
   "output-notebook": { type: "string" },
@@ -57,6 +60,8 @@ const OPTIONS = {
 } as const;
 
 const EXTENSIONS: Record<string, "py" | "js"> = { ".py": "py", ".js": "js", ".mjs": "js", ".cjs": "js" };
+/** Files of languages only a Jupyter server runs. */
+const SERVER_EXTENSIONS: Record<string, string> = { ".r": "r", ".jl": "julia", ".sh": "bash" };
 
 type RawCell = { language?: string; code: string; title?: string };
 
@@ -74,7 +79,9 @@ export async function runExec(argv: string[], io: CommandIo): Promise<number> {
       io.stdout(EXEC_USAGE);
       return 0;
     }
-    const { input: rawInput, notebooks } = await buildRawInput(values, tokens ?? [], io);
+    const jupyter = readJupyterArgs(values);
+    const hasServer = jupyter !== undefined || (process.env.EVALKIT_JUPYTER_URL ?? "").trim() !== "";
+    const { input: rawInput, notebooks } = await buildRawInput(values, tokens ?? [], io, hasServer);
     const outputNotebook = checkOutputNotebook(values["output-notebook"], notebooks);
     const imagesDir = checkImagesDir(values.images);
     if (isNotebookWithoutCode(rawInput, notebooks)) {
@@ -91,6 +98,7 @@ export async function runExec(argv: string[], io: CommandIo): Promise<number> {
       ...(values.cwd !== undefined ? { cwd: values.cwd } : {}),
       ...(values.launcher !== undefined ? { launcher: values.launcher } : {}),
       ...readSandboxArgs(values),
+      ...(jupyter !== undefined ? { jupyter } : {}),
     });
     const parsed = safeParseEvalInput(tool.zodSchema, rawInput);
     if (!parsed.ok) {
@@ -102,7 +110,9 @@ export async function runExec(argv: string[], io: CommandIo): Promise<number> {
       io.stderr("evalkit exec: note: yieldAfter is ignored (exec runs every cell to its end)\n");
       delete parsed.value.yieldAfter;
     }
-    const missing = await describeMissingPython(tool, parsed.value);
+    const missing = hasServer
+      ? await describeMissingServer(tool)
+      : await describeMissingPython(tool, parsed.value);
     if (missing !== undefined) {
       io.stderr(`evalkit exec: ${missing}\n`);
       return 1;
@@ -162,9 +172,11 @@ async function buildRawInput(
   values: ParsedValues,
   tokens: Tokens,
   io: CommandIo,
+  hasServer: boolean,
 ): Promise<{ input: unknown; notebooks: NotebookInput[] }> {
   const timeout = readNumberOption("--timeout", values.timeout);
-  if (values.lang !== undefined && !["py", "js", "python", "javascript"].includes(values.lang)) {
+  const isLocal = values.lang !== undefined && ["py", "js", "python", "javascript"].includes(values.lang);
+  if (values.lang !== undefined && !isLocal && !(hasServer && values.lang.trim() !== "")) {
     throw new UsageError(`--lang: expected "py" or "js", got ${JSON.stringify(values.lang)}`);
   }
   const cells: RawCell[] = [];
@@ -186,7 +198,7 @@ async function buildRawInput(
       if (extname(token.value).toLowerCase() === ".ipynb") {
         checkFileSize(token.value, "FILE");
         const fallback = values.lang === "js" || values.lang === "javascript" ? "js" : "py";
-        const notebook = readNotebook(token.value, fallback);
+        const notebook = readNotebook(token.value, fallback, hasServer);
         const slots: NotebookInput["slots"] = [];
         for (const cell of notebook.cells) {
           slots.push({ cellIndex: cell.cellIndex, evalIndex: cells.length });
@@ -195,7 +207,12 @@ async function buildRawInput(
         notebooks.push({ notebook, slots });
         continue;
       }
-      const language = EXTENSIONS[extname(token.value).toLowerCase()] ?? values.lang ?? "py";
+      const extension = extname(token.value).toLowerCase();
+      const language =
+        EXTENSIONS[extension] ??
+        (hasServer ? SERVER_EXTENSIONS[extension] : undefined) ??
+        values.lang ??
+        "py";
       const label = `FILE ${JSON.stringify(token.value)}`;
       cells.push({
         language,
@@ -299,6 +316,12 @@ async function readStdin(io: CommandIo, what: string): Promise<string> {
 }
 
 /** One line explaining why Python cannot run, when some cell needs it; undefined when all is well. */
+/** With a Jupyter server: why it cannot serve cells (unreachable, refused token), checked before any cell runs. */
+async function describeMissingServer(tool: EvalTool): Promise<string | undefined> {
+  const status = await tool.checkBackends();
+  return status.jupyter === undefined || status.jupyter.available ? undefined : status.jupyter.reason;
+}
+
 async function describeMissingPython(tool: EvalTool, input: EvalInput): Promise<string | undefined> {
   const needsPython = input.cells.some((cell) => cell.language === "py");
   const mayUsePython = input.cells.some((cell) => cell.language === undefined);

@@ -11,16 +11,19 @@ const USAGE = `usage: evalkit <command> [options]
 commands:
   exec [-c|--code CODE | FILE | NOTEBOOK.ipynb]...  run cells (or a notebook's code cells) in fresh kernels
       [--input FILE|-] [--lang py|js] [--timeout SEC] [--cwd DIR] [--python PATH] [--launcher PREFIX]
-      [--json] [--images DIR] [--output-notebook OUT.ipynb]
+      [--json] [--images DIR] [--output-notebook OUT.ipynb] [--jupyter URL] [--jupyter-token-file FILE]
       [--sandbox] [--sandbox-network] [--sandbox-write PATH] [--memory-mb N] [--cpu-seconds N] [--max-processes N]
   repl                                interactive session
       [--python PATH] [--cwd DIR] [--session NAME] [--launcher PREFIX] [--timeout SEC] [--js]
+      [--jupyter URL] [--jupyter-token-file FILE]
       [--sandbox] [--sandbox-network] [--sandbox-write PATH] [--memory-mb N] [--cpu-seconds N] [--max-processes N]
   mcp                                 MCP server on stdio exposing the eval tool
-      [--python PATH] [--cwd DIR] [--launcher PREFIX]
+      [--python PATH] [--cwd DIR] [--launcher PREFIX] [--jupyter URL] [--jupyter-token-file FILE]
       [--sandbox] [--sandbox-network] [--sandbox-write PATH] [--memory-mb N] [--cpu-seconds N] [--max-processes N]
+      [--http [HOST:]PORT [--root DIR] [--token-file FILE] [--allowed-host NAME] [--allowed-origin URL]
+       [--session-ttl SEC] [--max-sessions N]]   Streamable HTTP at /mcp for many remote clients instead
   doctor                              which interpreter evalkit would use, and why
-      [--python PATH] [--cwd DIR] [--json]
+      [--python PATH] [--cwd DIR] [--json] [--jupyter URL] [--jupyter-token-file FILE]
   setup python                        create the managed venv (~/.evalkit/python-env)
       [--check] [--force] [--without-pip] [--python PATH] [--cwd DIR] [--json]
   artifact ID                         print a stored full output (ID or artifact://ID)

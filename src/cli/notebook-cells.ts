@@ -68,7 +68,11 @@ const notebookV3 = z.looseObject({
 });
 
 /** Reads and parses `file`; every problem is an INVALID_INPUT EvalkitError with a one-line message. */
-export function readNotebook(file: string, defaultLanguage: CellLanguage = "py"): Notebook {
+export function readNotebook(
+  file: string,
+  defaultLanguage: CellLanguage = "py",
+  isOpenLanguage = false,
+): Notebook {
   let text: string;
   try {
     text = readFileSync(file, "utf8");
@@ -76,11 +80,19 @@ export function readNotebook(file: string, defaultLanguage: CellLanguage = "py")
     const reason = (err as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : String(err);
     throw invalid(file, `cannot read (${reason})`);
   }
-  return parseNotebook(text, file, defaultLanguage);
+  return parseNotebook(text, file, defaultLanguage, isOpenLanguage);
 }
 
-/** Parses notebook JSON `text`; `file` names it in messages and titles. */
-export function parseNotebook(text: string, file: string, defaultLanguage: CellLanguage = "py"): Notebook {
+/**
+ * Parses notebook JSON `text`; `file` names it in messages and titles. `isOpenLanguage` (a Jupyter server is
+ * configured): a notebook in any language is accepted, its cells run in that language on the server.
+ */
+export function parseNotebook(
+  text: string,
+  file: string,
+  defaultLanguage: CellLanguage = "py",
+  isOpenLanguage = false,
+): Notebook {
   let json: unknown;
   try {
     json = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
@@ -103,14 +115,15 @@ export function parseNotebook(text: string, file: string, defaultLanguage: CellL
 
   if (nbformat === 4) {
     const parsed = check(notebookV4, document, file);
-    const language = pickLanguage(parsed.metadata, undefined, file) ?? defaultLanguage;
+    const language = pickLanguage(parsed.metadata, undefined, file, isOpenLanguage) ?? defaultLanguage;
     const sources = parsed.cells.map((cell) => (cell.cell_type === "code" ? cell.source : undefined));
     return { file, nbformat, language, cells: toCodeCells(sources, name), document, indent };
   }
   const parsed = check(notebookV3, document, file);
   const cells = parsed.worksheets.flatMap((sheet) => sheet.cells);
   const firstCode = cells.find((cell) => cell.cell_type === "code");
-  const language = pickLanguage(parsed.metadata, firstCode?.language, file) ?? defaultLanguage;
+  const language =
+    pickLanguage(parsed.metadata, firstCode?.language, file, isOpenLanguage) ?? defaultLanguage;
   const sources = cells.map((cell) => (cell.cell_type === "code" ? (cell.input ?? "") : undefined));
   return { file, nbformat, language, cells: toCodeCells(sources, name), document, indent };
 }
@@ -136,6 +149,7 @@ function pickLanguage(
   metadata: LanguageMetadata,
   cellLanguage: string | undefined,
   file: string,
+  isOpenLanguage: boolean,
 ): CellLanguage | undefined {
   const named =
     metadata?.kernelspec?.language ?? metadata?.language_info?.name ?? metadata?.language ?? cellLanguage;
@@ -143,9 +157,11 @@ function pickLanguage(
   const normalised = named.trim().toLowerCase();
   if (/^(i?python[23]?)$/.test(normalised)) return "py";
   if (normalised === "javascript") return "js";
+  if (isOpenLanguage) return normalised;
   throw invalid(
     file,
-    `the notebook's language is ${JSON.stringify(named)}; evalkit runs Python and JavaScript notebooks only`,
+    `the notebook's language is ${JSON.stringify(named)}; evalkit runs Python and JavaScript notebooks ` +
+      "(and, with --jupyter URL, any language the Jupyter server has a kernel for)",
   );
 }
 

@@ -1,8 +1,14 @@
 // The eval result shape (DESIGN.md §3.2): one shape whatever happened, produced by the tool and read by every adapter.
 import type { CellErrorInfo, CellOutput } from "./outputs.js";
 
-/** Languages a cell can run in. */
-export type CellLanguage = "py" | "js";
+/** The languages evalkit runs itself (no Jupyter server needed). */
+export type LocalLanguage = "py" | "js";
+
+/**
+ * Languages a cell can run in: `py` and `js`, and with a Jupyter server configured any language its kernelspecs
+ * offer (`r`, `julia`, `bash`, or a kernelspec name; docs/jupyter.md).
+ */
+export type CellLanguage = LocalLanguage | (string & {});
 
 /** How a cell ended; `running` only in a return of a job whose cell has not ended yet (docs/tool.md, Jobs). */
 export type CellStatus = "ok" | "error" | "timeout" | "cancelled" | "killed" | "died" | "skipped" | "running";

@@ -7,7 +7,7 @@ import {
   type ReadResourceResult,
   type Resource,
 } from "@modelcontextprotocol/sdk/types.js";
-import { isEvalkitError } from "../errors.js";
+import { EvalkitError, isEvalkitError } from "../errors.js";
 import { formatArtifactUri } from "../output/artifact-ids.js";
 import { listArtifacts, MAX_READ_LIMIT, readArtifact } from "../output/artifact-store.js";
 import { invalidParams, ProtocolError, RESOURCE_NOT_FOUND } from "./protocol-error.js";
@@ -101,10 +101,15 @@ export async function readArtifactResource(
   uri: string,
   dir: string,
   owned?: ServerArtifacts,
+  isOwnOnly = false,
 ): Promise<ReadResourceResult> {
   const request = parseArtifactResourceUri(uri);
   let page: Awaited<ReturnType<typeof readArtifact>>;
   try {
+    // Tenants of one HTTP server share the store: there, another session's artifact does not exist.
+    if (isOwnOnly && owned?.has(request.id) !== true) {
+      throw new EvalkitError("ARTIFACT_NOT_FOUND", `no artifact ${request.id} in this session`);
+    }
     page = await readArtifact(request.id, { dir, offset: request.offset, limit: request.limit });
   } catch (err) {
     if (isEvalkitError(err, "ARTIFACT_NOT_FOUND")) {
@@ -171,9 +176,15 @@ function describeOwned(dir: string, owned: ServerArtifacts | undefined): string 
 
 /**
  * Registers resources/list, resources/templates/list and resources/read for the artifact directory; the list
- * holds the artifacts `owned` names (this server's), any stored artifact can be read by its URI.
+ * holds the artifacts `owned` names (this server's); any stored artifact can be read by its URI, unless
+ * `isOwnOnly` (a session of the HTTP server), where only `owned` ones can.
  */
-export function registerArtifactResources(server: Server, dir: string, owned: ServerArtifacts): void {
+export function registerArtifactResources(
+  server: Server,
+  dir: string,
+  owned: ServerArtifacts,
+  isOwnOnly = false,
+): void {
   server.setRequestHandler(ListResourcesRequestSchema, async (request) => {
     const start = parseCursor(request.params?.cursor);
     const all = owned.size === 0 ? [] : owned.filter(listArtifacts({ dir }));
@@ -198,7 +209,7 @@ export function registerArtifactResources(server: Server, dir: string, owned: Se
     ],
   }));
   server.setRequestHandler(ReadResourceRequestSchema, (request) =>
-    readArtifactResource(request.params.uri, dir, owned),
+    readArtifactResource(request.params.uri, dir, owned, isOwnOnly),
   );
 }
 

@@ -96,7 +96,9 @@ export function createProgressReporter(options: ProgressReporterOptions): Progre
       if (cell === undefined) {
         running = undefined;
       } else {
-        const name = cell.title ?? (cell.language === "py" ? "python" : "javascript");
+        const name =
+          cell.title ??
+          (cell.language === "py" ? "python" : cell.language === "js" ? "javascript" : cell.language);
         running = {
           label: `cell ${cell.index + 1}/${totalCells} (${name})`,
           lastLine: lastLineOf(cell.text),

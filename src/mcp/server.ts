@@ -21,6 +21,16 @@ import { BoundedStdioTransport } from "./stdio-transport.js";
 
 export type { EvalMcpServerOptions } from "./server-options.js";
 
+/** Internal: what the HTTP server's sessions change (stdio uses none of it). */
+export interface McpServerInternals {
+  /** Told about each `eval` call (the metrics). */
+  onCallStart?(): void;
+  /** The result, or undefined when the call failed or was cancelled. */
+  onCallEnd?(result: CallToolResult | undefined): void;
+  /** Only this server's own artifacts can be read (tenants sharing one store). */
+  isOwnArtifactsOnly?: boolean;
+}
+
 /** An MCP server around one eval tool: one session (state kept between calls) per connection. */
 export interface EvalMcpServer {
   /** The SDK server (handlers registered); connect it to any transport. */
@@ -47,6 +57,7 @@ const INSTRUCTIONS =
 export function createEvalMcpServer(
   options: EvalMcpServerOptions = {},
   prepared?: ServerTool,
+  internals: McpServerInternals = {},
 ): EvalMcpServer {
   const config = resolveMcpServerOptions(options);
   const server = new Server(
@@ -117,19 +128,25 @@ export function createEvalMcpServer(
     if (name !== "eval") {
       throw invalidParams(`unknown tool ${JSON.stringify(name)} (this server has: eval)`);
     }
-    const result = await runEvalToolCall(await getTool(), args, {
-      signal: extra.signal,
-      progressToken: extra._meta?.progressToken,
-      heartbeatMs: config.progressHeartbeatMs,
-      sendProgress: (params) => {
-        extra.sendNotification({ method: "notifications/progress", params }).catch(() => undefined);
-      },
-    });
+    internals.onCallStart?.();
+    let result: CallToolResult | undefined;
+    try {
+      result = await runEvalToolCall(await getTool(), args, {
+        signal: extra.signal,
+        progressToken: extra._meta?.progressToken,
+        heartbeatMs: config.progressHeartbeatMs,
+        sendProgress: (params) => {
+          extra.sendNotification({ method: "notifications/progress", params }).catch(() => undefined);
+        },
+      });
+    } finally {
+      internals.onCallEnd?.(result);
+    }
     if (artifacts.noteResult(result)) server.sendResourceListChanged().catch(() => undefined);
     return result;
   });
 
-  registerArtifactResources(server, config.artifactsDir, artifacts);
+  registerArtifactResources(server, config.artifactsDir, artifacts, internals.isOwnArtifactsOnly === true);
 
   server.onclose = () => {
     if (isClosing) return;

@@ -22,7 +22,7 @@ export interface ToolRenderOptions {
   total?: number;
 }
 
-const FENCE_LANGUAGE = { py: "python", js: "javascript" } as const;
+const FENCE_LANGUAGE: Record<string, string> = { py: "python", js: "javascript" };
 
 /** `[2/3] load data (py) — ok, 1.2 s` (the title is left out when the cell has none). */
 export function renderToolCellHeader(result: CellResult, total: number): string {
@@ -77,7 +77,7 @@ export function renderToolCell(cell: ToolRenderCell, options: ToolRenderOptions 
   const total = options.total ?? cell.result.index + 1;
   const sections = [
     renderToolCellHeader(cell.result, total),
-    renderCodeBlock(cell.code, FENCE_LANGUAGE[cell.result.language]),
+    renderCodeBlock(cell.code, FENCE_LANGUAGE[cell.result.language] ?? cell.result.language),
   ];
   const output = renderToolCellOutput(cell.result, options);
   if (output !== "") sections.push(output);

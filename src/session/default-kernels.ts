@@ -1,4 +1,4 @@
-// The manager's defaults: the runtime's interpreter resolution and the real kernels (PythonKernel for py cells).
+// The manager's defaults: the runtime's interpreter resolution and the real kernels (Python, JS, or a Jupyter server's).
 import { EvalkitError } from "../errors.js";
 import { JsKernel } from "../kernel/js/js-kernel.js";
 import type { Kernel } from "../kernel/kernel.js";
@@ -56,6 +56,8 @@ export function buildPlainEnv(extraEnv: Record<string, string>): Record<string, 
  * loop after an await can never honour an interrupt, so waiting 5 s would only waste the caller's time).
  */
 export const createDefaultKernel: KernelFactory = (spec: KernelSpec): Kernel => {
+  if (spec.jupyter !== undefined)
+    return spec.jupyter.server.createKernel(spec.jupyter.kernelName, spec.language);
   if (spec.language === "js") {
     const memoryMb = spec.limits?.memoryMb;
     return new JsKernel({

@@ -1,6 +1,8 @@
 // Kernel specs for a manager's calls: the interpreter's resolution cached per cwd, and the last Python spec
 // reused while nothing it depends on changed (every warm cell asks for one).
 import type { CellLanguage } from "../contracts/cell-result.js";
+import { EvalkitError } from "../errors.js";
+import type { JupyterServer } from "../kernel/jupyter/jupyter-server.js";
 import { buildPlainEnv } from "./default-kernels.js";
 import type {
   InterpreterResolver,
@@ -19,6 +21,8 @@ export interface SpecSettings {
   sandbox: SessionManagerOptions["sandbox"];
   limits: SessionManagerOptions["limits"];
   checkpoints?: boolean;
+  /** The Jupyter server every language but `js` runs on, when one is configured. */
+  jupyter?: (() => Promise<JupyterServer>) | undefined;
 }
 
 /** Describes the kernel a (language, session, cwd) needs, without re-resolving Python for every cell. */
@@ -28,10 +32,22 @@ export class KernelSpecCache {
     { at: number; result: Promise<ResolvedInterpreter>; value?: ResolvedInterpreter }
   >();
   private lastPySpec: { resolved: ResolvedInterpreter; sessionId: string; spec: KernelSpec } | undefined;
+  /** Specs of kernels on the Jupyter server, per session, cwd and language (their kernelspec does not change). */
+  private readonly remoteSpecs = new Map<string, KernelSpec>();
 
   constructor(private readonly options: SpecSettings) {}
 
   async describeSpec(language: CellLanguage, sessionId: string, cwd: string): Promise<KernelSpec> {
+    if (language !== "js" && this.options.jupyter !== undefined)
+      return this.describeRemoteSpec(language, sessionId, cwd, this.options.jupyter);
+    if (language !== "py" && language !== "js") {
+      throw new EvalkitError(
+        "INVALID_INPUT",
+        `language ${JSON.stringify(language)} needs a Jupyter server: configure one (--jupyter URL, EVALKIT_JUPYTER_URL ` +
+          'or the option jupyter: { url }); without one cells run in "py" or "js"',
+        { field: "language" },
+      );
+    }
     if (language === "py") {
       // The same resolution (cached for resolveCacheMs) gives the same spec: every warm cell asks for it.
       const resolved = await this.resolveCached(cwd);
@@ -63,6 +79,8 @@ export class KernelSpecCache {
    * cached and settled, and its spec was built. Otherwise undefined (then describeSpec finds it).
    */
   describeSpecNow(language: CellLanguage, sessionId: string, cwd: string): KernelSpec | undefined {
+    if (this.options.jupyter !== undefined && language !== "js")
+      return this.remoteSpecs.get(remoteKey(language, sessionId, cwd));
     if (language !== "py") return undefined;
     const cached = this.resolutions.get(cwd);
     if (cached?.value === undefined || Date.now() - cached.at >= this.options.resolveCacheMs)
@@ -76,6 +94,37 @@ export class KernelSpecCache {
     )
       return undefined;
     return last.spec;
+  }
+
+  /** A kernel on the server: the kernelspec that serves the language; no interpreter, no local environment. */
+  private async describeRemoteSpec(
+    language: CellLanguage,
+    sessionId: string,
+    cwd: string,
+    connect: () => Promise<JupyterServer>,
+  ): Promise<KernelSpec> {
+    const key = remoteKey(language, sessionId, cwd);
+    const known = this.remoteSpecs.get(key);
+    if (known) return known;
+    const server = await connect();
+    const kernelName = await server.kernelNameFor(language);
+    if (kernelName === undefined) {
+      const catalog = await server.loadCatalog();
+      throw new EvalkitError("INVALID_INPUT", catalog.describeMissing(language), {
+        field: "language",
+        languages: catalog.keys,
+      });
+    }
+    const spec: KernelSpec = {
+      ...this.describeBase(language, sessionId, cwd),
+      interpreter: undefined,
+      // The server starts the kernel with its own environment: nothing of the host's reaches it.
+      env: {},
+      jupyter: { server, kernelName },
+    };
+    if (this.remoteSpecs.size >= 256) this.remoteSpecs.clear();
+    this.remoteSpecs.set(key, spec);
+    return spec;
   }
 
   private describeBase(language: CellLanguage, sessionId: string, cwd: string) {
@@ -120,4 +169,8 @@ export class KernelSpecCache {
     }
     return result;
   }
+}
+
+function remoteKey(language: string, sessionId: string, cwd: string): string {
+  return `${sessionId}\0${cwd}\0${language}`;
 }

@@ -295,10 +295,18 @@ export class SessionCall {
       context.pool.markLost(entry, "previous kernel exited");
     }
     if (!entry.kernel) {
-      if (entry.restartNotice) notices.push(entry.restartNotice);
+      const restartNotice = entry.restartNotice;
+      if (restartNotice) notices.push(restartNotice);
       entry.restartNotice = undefined;
       context.pool.makeRoomFor(entry);
-      const kernel = await this.startKernel(language, entry.spec);
+      let kernel: Kernel;
+      try {
+        kernel = await this.startKernel(language, entry.spec);
+      } catch (err) {
+        // No cell ran: the first one that does (a server back up, an interpreter installed) still learns why.
+        entry.restartNotice ??= restartNotice;
+        throw err;
+      }
       await this.refuseIfDisposed(kernel);
       context.pool.install(entry, kernel);
     }

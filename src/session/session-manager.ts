@@ -2,6 +2,7 @@
 import type { CellLanguage } from "../contracts/cell-result.js";
 import { PARSE_ONCE } from "../contracts/lazy-schema.js";
 import { EvalkitError } from "../errors.js";
+import type { JupyterServer } from "../kernel/jupyter/jupyter-server.js";
 import type { Kernel } from "../kernel/kernel.js";
 import { HostBridge } from "./bridge-handlers.js";
 import { normaliseCwd } from "./call-cwd.js";
@@ -62,6 +63,8 @@ export class SessionManager {
   private readonly crashLoopThreshold: number;
   private readonly checkpoints: SessionManagerOptions["checkpoints"];
   private disposing: Promise<void> | undefined;
+  private readonly jupyterSettings: SessionManagerOptions["jupyter"];
+  private jupyterServer: Promise<JupyterServer> | undefined;
   /** Per-call kernels register here so `dispose()` can reach them (one function for every call). */
   private readonly trackOwnKernel = (kernel: Kernel): (() => void) => {
     this.ownKernels.add(kernel);
@@ -77,6 +80,7 @@ export class SessionManager {
     this.defaultTimeoutSec = options.defaultTimeoutSec ?? DEFAULT_TIMEOUT_SEC;
     this.maxTimeoutSec = options.maxTimeoutSec ?? DEFAULT_MAX_TIMEOUT_SEC;
     this.crashLoopThreshold = options.crashLoopThreshold ?? DEFAULT_CRASH_LOOP_THRESHOLD;
+    this.jupyterSettings = options.jupyter ? { ...options.jupyter } : undefined;
     this.specs = new KernelSpecCache({
       resolveInterpreter:
         options.resolveInterpreter ?? createDefaultResolver(options.python, extraEnv, options.launcher),
@@ -87,6 +91,7 @@ export class SessionManager {
       sandbox: options.sandbox,
       limits: options.limits,
       checkpoints: options.checkpoints !== undefined,
+      jupyter: this.jupyterSettings ? () => this.connectJupyter() : undefined,
     });
     this.checkpoints = options.checkpoints;
     this.bridge = new HostBridge(options.bridge);
@@ -108,6 +113,26 @@ export class SessionManager {
 
   get isDisposed(): boolean {
     return this.disposeController.signal.aborted;
+  }
+
+  /** True when cells (all but `js`) run on a Jupyter server. */
+  get hasJupyter(): boolean {
+    return this.jupyterSettings !== undefined;
+  }
+
+  /**
+   * The Jupyter server this manager runs kernels on (its client is loaded on first use), or undefined when none
+   * is configured.
+   */
+  connectJupyter(): Promise<JupyterServer> {
+    const settings = this.jupyterSettings;
+    if (settings === undefined)
+      return Promise.reject(new EvalkitError("INVALID_INPUT", "no Jupyter server is configured"));
+    // Loaded here, not at the top: a process that never talks to a Jupyter server never loads its client.
+    this.jupyterServer ??= import("../kernel/jupyter/jupyter-server.js").then((m) =>
+      m.createJupyterServer(settings),
+    );
+    return this.jupyterServer;
   }
 
   /** Live retained kernels (session mode). */
@@ -182,8 +207,12 @@ export class SessionManager {
     request: Pick<SessionCallRequest, "sessionId" | "cwd"> & { language: CellLanguage },
   ): Promise<void> {
     const { language, ...callRequest } = request;
-    if (language !== "py" && language !== "js") {
-      throw new EvalkitError("INVALID_INPUT", `invalid warm request: language: expected "py" or "js"`, {
+    const isKnown = language === "py" || language === "js";
+    if (typeof language !== "string" || language === "" || (!isKnown && !this.hasJupyter)) {
+      const expected = this.hasJupyter
+        ? "a language name"
+        : '"py" or "js" (other languages need a Jupyter server)';
+      throw new EvalkitError("INVALID_INPUT", `invalid warm request: language: expected ${expected}`, {
         field: "language",
       });
     }

@@ -1,6 +1,8 @@
 // Public shapes of the session layer: manager options, call and cell requests, and a cell's outcome.
 import type { CellLanguage, CellStatus, CellUsage } from "../contracts/cell-result.js";
 import type { CellErrorInfo, KernelOutput } from "../contracts/outputs.js";
+import type { JupyterSettings } from "../kernel/jupyter/jupyter-rest.js";
+import type { JupyterServer } from "../kernel/jupyter/jupyter-server.js";
 import type { Kernel, KernelExit } from "../kernel/kernel.js";
 import type { ResolvedSandbox, ResourceLimits } from "../runtime/sandbox-types.js";
 import type { HostBridgeHandlers } from "./bridge-handlers.js";
@@ -37,6 +39,8 @@ export interface KernelSpec {
   checkpoints?: boolean | undefined;
   /** Start the Python kernel as a fork of this checkpoint of another kernel (docs/checkpoints.md, Fork). */
   forkOf?: { token: string; name: string } | undefined;
+  /** Set when the kernel runs on a Jupyter server: the server and the kernelspec to start there. */
+  jupyter?: { server: JupyterServer; kernelName: string } | undefined;
 }
 
 /** Builds a kernel; the manager calls `start()` on it. */
@@ -90,6 +94,11 @@ export interface SessionManagerOptions {
   bridge?: HostBridgeHandlers;
   /** Python kernels that can take checkpoints, undo and survive a crash of the interpreter (docs/checkpoints.md). */
   checkpoints?: CheckpointOptions;
+  /**
+   * Run cells on this Jupyter server's kernels (docs/jupyter.md): every language but `js` (which stays local)
+   * goes to the kernelspec of that language; `dispose()`, eviction and resets delete the kernels started there.
+   */
+  jupyter?: JupyterSettings;
 }
 
 /** Opens a call: a sequence of cells that run back to back without other calls interleaving. */

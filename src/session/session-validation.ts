@@ -12,7 +12,7 @@ export const sessionSchemas = lazySchema(() => {
     message: "expected an AbortSignal",
   });
   const positiveMs = z.number().finite().positive();
-  const language = z.enum(["py", "js"]);
+  const language = z.string().min(1);
   const bridge = z
     .object({
       agent: fn.optional(),
@@ -60,6 +60,10 @@ export const sessionSchemas = lazySchema(() => {
         })
         .strict()
         .optional(),
+      jupyter: z
+        .object({ url: z.url({ protocol: /^https?$/ }), token: z.string().min(1).optional() })
+        .strict()
+        .optional(),
     })
     .loose();
 
@@ -101,7 +105,7 @@ export function validateCellRequest(request: unknown): void {
     const r = request as Record<string, unknown>;
     if (
       typeof r.code === "string" &&
-      isOptional(r.language, (v) => v === "py" || v === "js") &&
+      isOptional(r.language, (v) => v === "py" || v === "js" || (typeof v === "string" && v !== "")) &&
       isOptional(r.timeoutSec, (v) => typeof v === "number" && Number.isFinite(v)) &&
       isOptional(r.reset, (v) => typeof v === "boolean") &&
       isOptional(r.signal, isSignal) &&

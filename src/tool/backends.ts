@@ -1,6 +1,7 @@
 // Which backends serve cells: enabled by configuration, Python checked by a preflight, and the language per cell.
 import type { CellLanguage } from "../contracts/cell-result.js";
 import { isEvalkitError } from "../errors.js";
+import type { JupyterCatalog } from "../kernel/jupyter/jupyter-catalog.js";
 import { resolvePython } from "../runtime/resolve-python.js";
 
 /** A failed Python check is re-run after this long (an interpreter may have been installed meanwhile). */
@@ -19,10 +20,30 @@ export interface BackendState {
   version?: string;
 }
 
-/** Status of both backends. */
+/** What the tool knows about its Jupyter server. */
+export interface JupyterBackendState {
+  url: string;
+  available: boolean;
+  /** The language keys cells can use there (`py`, `r`…), with the kernelspec and display name of each. */
+  languages: { language: string; kernelName: string; displayName: string }[];
+  /** Why it is not available (unreachable, refused token). */
+  reason?: string;
+}
+
+/** Status of both backends (and of the Jupyter server, when one is configured). */
 export interface EvalBackendStatus {
   py: BackendState;
   js: BackendState;
+  jupyter?: JupyterBackendState;
+}
+
+/** The Jupyter server's languages, as the tool reaches them (the session manager owns the client). */
+export interface RemoteLanguages {
+  url: string;
+  /** The catalog; `refresh` fetches it again when the last fetch is a few seconds old (a kernel was installed). */
+  load: (refresh?: boolean) => Promise<JupyterCatalog>;
+  /** The catalog when already fetched. */
+  known: () => JupyterCatalog | undefined;
 }
 
 /** Where one cell runs, or why it cannot. */
@@ -45,11 +66,13 @@ interface PythonCheck {
 export class BackendSelector {
   private pythonCheck: PythonCheck | undefined;
   private pending: Promise<PythonCheck> | undefined;
+  private readonly remoteRoutes = new Map<string, CellRoute>();
 
   constructor(
     private readonly enabled: readonly CellLanguage[],
     private readonly python: string | undefined,
     private readonly cwd: string,
+    private readonly remote: RemoteLanguages | undefined = undefined,
   ) {}
 
   /** Languages exposed by configuration. */
@@ -59,12 +82,17 @@ export class BackendSelector {
 
   /** Enabled languages minus Python when its last check failed: what the schema and description advertise. */
   get advertisedLanguages(): CellLanguage[] {
+    if (this.remote) {
+      const keys = this.remote.known()?.keys ?? ["py"];
+      return this.enabled.includes("js") && !keys.includes("js") ? [...keys, "js"] : keys;
+    }
     const result = this.enabled.filter((l) => l !== "py" || this.pythonCheck?.ok !== false);
     return result.length > 0 ? result : [...this.enabled];
   }
 
   /** Runs the Python check (cached) and reports both backends. */
   async status(): Promise<EvalBackendStatus> {
+    if (this.remote) return this.remoteStatus(this.remote);
     const py: BackendState = { enabled: this.enabled.includes("py"), available: false };
     if (!py.enabled) py.reason = "disabled (option py: false or EVALKIT_PY=0)";
     else {
@@ -88,12 +116,15 @@ export class BackendSelector {
    * then {@link route} finds it. Saves every warm cell a promise.
    */
   routeNow(language: CellLanguage | undefined): CellRoute | undefined {
-    if (language === "js") return RUN_JS;
+    if (language === "js" && this.enabled.includes("js")) return RUN_JS;
+    if (this.remote) return this.remoteRoutes.get(language ?? "py");
     if (!this.enabled.includes("py")) return undefined;
     return this.pythonCheck?.ok === true ? RUN_PY : undefined;
   }
 
   async route(language: CellLanguage | undefined): Promise<CellRoute> {
+    if (this.remote && !(language === "js" && this.enabled.includes("js")))
+      return this.routeRemote(language ?? "py", this.remote);
     const hasPy = this.enabled.includes("py");
     const hasJs = this.enabled.includes("js");
     if (language === "js") return { kind: "run", language: "js" };
@@ -123,6 +154,48 @@ export class BackendSelector {
       ename: "PythonUnavailable",
       message: `the Python backend is not available: ${reason}${hint}`,
     };
+  }
+
+  /** A language on the Jupyter server: its key (`py`, `r`), or a cell error naming what the server offers. */
+  private async routeRemote(language: string, remote: RemoteLanguages): Promise<CellRoute> {
+    let catalog: JupyterCatalog;
+    try {
+      catalog = await remote.load();
+    } catch (err) {
+      if (!isEvalkitError(err)) throw err;
+      return { kind: "unavailable", language, ename: "JupyterUnavailable", message: err.message };
+    }
+    let match = catalog.match(language);
+    if (!match.ok) match = (await remote.load(true).catch(() => catalog)).match(language);
+    if (!match.ok)
+      return { kind: "unavailable", language, ename: "LanguageUnavailable", message: match.message };
+    const route: CellRoute = { kind: "run", language: match.language.key };
+    if (this.remoteRoutes.size < 64) this.remoteRoutes.set(language, route);
+    return route;
+  }
+
+  private async remoteStatus(remote: RemoteLanguages): Promise<EvalBackendStatus> {
+    const jupyter: JupyterBackendState = { url: remote.url, available: false, languages: [] };
+    try {
+      const catalog = await remote.load();
+      jupyter.available = true;
+      jupyter.languages = catalog.languages.map((l) => ({
+        language: l.key,
+        kernelName: l.kernelName,
+        displayName: l.displayName,
+      }));
+    } catch (err) {
+      if (!isEvalkitError(err)) throw err;
+      jupyter.reason = err.message;
+    }
+    const served = jupyter.languages.find((l) => l.language === "py");
+    const py: BackendState = { enabled: true, available: served !== undefined };
+    if (served === undefined)
+      py.reason = jupyter.reason ?? `the Jupyter server at ${remote.url} has no Python kernelspec`;
+    const hasJs = this.enabled.includes("js");
+    const js: BackendState = { enabled: hasJs, available: hasJs };
+    if (!hasJs) js.reason = "disabled (option js: false or EVALKIT_JS=0)";
+    return { py, js, jupyter };
   }
 
   private checkPython(): Promise<PythonCheck> {

@@ -8,10 +8,13 @@ export interface DescriptionOptions {
   mode: KernelMode;
   defaultTimeout: number;
   maxTimeout: number;
+  /** Set when cells run on a Jupyter server: its languages (when known) with their kernels' display names. */
+  jupyter?: { languages: { language: string; displayName: string }[] };
 }
 
 /** A few short paragraphs telling a model how to use the tool; only enabled backends are mentioned. */
 export function buildEvalDescription(options: DescriptionOptions): string {
+  if (options.jupyter) return buildJupyterDescription(options, options.jupyter.languages);
   const hasPy = options.languages.includes("py");
   const hasJs = options.languages.includes("js");
   const paragraphs: string[] = [];
@@ -38,12 +41,7 @@ export function buildEvalDescription(options: DescriptionOptions): string {
     `${state} Each cell may run ${options.defaultTimeout}s by default; set \`timeout\` (seconds, up to ` +
       `${options.maxTimeout}) for longer work. A timed-out cell is interrupted and its interpreter kept.`,
   );
-  paragraphs.push(
-    "Work that outlives one call (training, downloads, servers): add `yieldAfter: <seconds>` and the call " +
-      "returns then with the output so far and a job handle (`[job <id> running]`) while the cells keep running " +
-      'under their timeout. Then `{ "job": "<id>", "wait": <seconds> }` returns the new output (waiting up to that ' +
-      'long for the end) and `{ "job": "<id>", "cancel": true }` interrupts it. Other calls wait until the job ends.',
-  );
+  paragraphs.push(describeJobs());
 
   if (hasPy) {
     paragraphs.push(
@@ -74,4 +72,41 @@ export function buildEvalDescription(options: DescriptionOptions): string {
       " Prefer printing summaries over dumping huge data.",
   );
   return paragraphs.join("\n\n");
+}
+
+function describeJobs(): string {
+  return (
+    "Work that outlives one call (training, downloads, servers): add `yieldAfter: <seconds>` and the call " +
+    "returns then with the output so far and a job handle (`[job <id> running]`) while the cells keep running " +
+    'under their timeout. Then `{ "job": "<id>", "wait": <seconds> }` returns the new output (waiting up to that ' +
+    'long for the end) and `{ "job": "<id>", "cancel": true }` interrupts it. Other calls wait until the job ends.'
+  );
+}
+
+/** Cells on a Jupyter server: its languages, the kernels' own features, no evalkit helpers. */
+function buildJupyterDescription(
+  options: DescriptionOptions,
+  languages: { language: string; displayName: string }[],
+): string {
+  const named = languages.map((l) => `"${l.language}" (${l.displayName})`);
+  if (options.languages.includes("js") && !languages.some((l) => l.language === "js"))
+    named.push('"js" (JavaScript, Node.js, run locally)');
+  const offered = named.length > 0 ? named.join(", ") : '"py" and the other languages of the server';
+  const state =
+    options.mode === "session"
+      ? "State persists across cells and calls (one kernel per language); `reset: true` on a cell restarts " +
+        "that language's kernel."
+      : "Each call starts fresh kernels (one per language).";
+  return [
+    `Runs code cells on Jupyter kernels and returns everything they printed or displayed. Languages: ${offered}; ` +
+      'set `language` on each cell (default "py"). Pass `cells: [{ code, language?, title?, timeout?, reset? }]`; ' +
+      "cells run in order and the first cell that fails (error, timeout, cancel) stops the call: later cells " +
+      "are reported as skipped. The value of a cell's last expression is shown, like in a notebook.",
+    `${state} Each cell may run ${options.defaultTimeout}s by default; set \`timeout\` (seconds, up to ` +
+      `${options.maxTimeout}) for longer work. A timed-out cell is interrupted and its kernel kept.`,
+    describeJobs(),
+    "Each kernel offers its own features (IPython magics such as `%pip` and `!cmd` in Python, plots shown as " +
+      "images); `input()` is not available. Long output is shortened to its head and tail with a notice like " +
+      "`… N lines / N bytes omitted; full output: artifact://<id>`. Prefer printing summaries over dumping huge data.",
+  ].join("\n\n");
 }

@@ -1,15 +1,14 @@
 // createEvalTool: the framework-agnostic eval tool (schema, description, exclusive execute, dispose).
 import type { CellLanguage, CheckpointDetails } from "../contracts/cell-result.js";
 import { EvalkitError } from "../errors.js";
+import type { JupyterServer } from "../kernel/jupyter/jupyter-server.js";
 import { type ArtifactStore, createArtifactStore } from "../output/artifact-store.js";
 import { createRedactor } from "../output/redact.js";
 import { collectSecretValues, type SecretValue } from "../runtime/env-filter.js";
-import { checkSandboxLayout } from "../runtime/sandbox-argv.js";
-import { requireSandbox } from "../runtime/sandbox-probe.js";
 import { ConcurrencyLimiter } from "../session/concurrency-limiter.js";
 import { SessionManager } from "../session/session-manager.js";
-import type { SessionCallRequest, SessionManagerOptions } from "../session/session-types.js";
-import { BackendSelector, type EvalBackendStatus } from "./backends.js";
+import type { SessionCallRequest } from "../session/session-types.js";
+import { BackendSelector, type EvalBackendStatus, type RemoteLanguages } from "./backends.js";
 import { buildEvalDescription } from "./description.js";
 import type { EvalJob } from "./eval-job.js";
 import { forkEvalTool, travel } from "./fork-tool.js";
@@ -23,6 +22,7 @@ import {
   toInputJsonSchema,
 } from "./input-schema.js";
 import { assertSessionFree, continueJob, runYieldingCall, sessionGroup } from "./job-call.js";
+import { buildManagerOptions, checkSandboxPreconditions } from "./manager-options.js";
 import { buildContent } from "./result-content.js";
 import {
   type EvalOutputEvent,
@@ -32,7 +32,7 @@ import {
   type RunCallTap,
   runEvalCall,
 } from "./run-call.js";
-import { type EvalToolOptions, type ResolvedToolOptions, resolveToolOptions } from "./tool-options.js";
+import { type EvalToolOptions, resolveToolOptions } from "./tool-options.js";
 
 /** Per-call context of `execute`. */
 export interface EvalExecuteContext {
@@ -89,7 +89,20 @@ export interface EvalTool {
 /** Creates the eval tool. `createEvalTool({})` works: interpreter found by the runtime layer, session mode. */
 export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
   const config = resolveToolOptions(options);
-  const backends = new BackendSelector(config.enabled, config.python, config.cwd);
+  const manager = config.manager ?? new SessionManager(buildManagerOptions(config));
+  // With a Jupyter server (the manager's, which may be shared), every language but js is the server's.
+  let jupyterServer: JupyterServer | undefined;
+  const remote: RemoteLanguages | undefined = manager.hasJupyter
+    ? {
+        url: config.jupyter?.url ?? "the Jupyter server",
+        load: async (refresh) => {
+          jupyterServer = await manager.connectJupyter();
+          return jupyterServer.loadCatalog(refresh);
+        },
+        known: () => jupyterServer?.knownCatalog,
+      }
+    : undefined;
+  const backends = new BackendSelector(config.enabled, config.python, config.cwd, remote);
   // Built when first needed: the usual `{ cells: [{ code }] }` call is checked without it (input-schema.ts).
   let zodSchema: EvalInputSchema | undefined;
   const getZodSchema = () => {
@@ -97,10 +110,10 @@ export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
       languages: config.enabled,
       maxTimeout: config.maxTimeout,
       defaultTimeout: config.defaultTimeout,
+      isOpenLanguage: remote !== undefined,
     });
     return zodSchema;
   };
-  const manager = config.manager ?? new SessionManager(buildManagerOptions(config));
   const isManagerOwned = config.manager === undefined;
   const exclusive = new ConcurrencyLimiter(1);
   const pinned = new Set<string>();
@@ -116,6 +129,7 @@ export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
         languages,
         maxTimeout: config.maxTimeout,
         defaultTimeout: config.defaultTimeout,
+        isOpenLanguage: remote !== undefined,
       }),
     );
 
@@ -123,7 +137,13 @@ export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
   const readSecrets = () => {
     const now = performance.now();
     if (secretsCache === undefined || now - secretsCache.at >= 1000) {
-      const secrets = collectSecretValues({ ...process.env, ...config.env });
+      // The Jupyter token is hidden wherever it came from (a file, the option): never in a result.
+      const token = config.jupyter?.token;
+      const secrets = collectSecretValues({
+        ...process.env,
+        ...config.env,
+        ...(token !== undefined ? { EVALKIT_JUPYTER_TOKEN: token } : {}),
+      });
       secretsCache = { at: now, secrets, redact: createRedactor(secrets) };
     }
     return secretsCache;
@@ -230,6 +250,16 @@ export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
         mode: manager.mode,
         defaultTimeout: config.defaultTimeout,
         maxTimeout: config.maxTimeout,
+        ...(remote
+          ? {
+              jupyter: {
+                languages: (jupyterServer?.knownCatalog?.languages ?? []).map((l) => ({
+                  language: l.key,
+                  displayName: l.displayName,
+                })),
+              },
+            }
+          : {}),
       });
     },
     get inputSchema() {
@@ -278,38 +308,6 @@ export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
       return disposing;
     },
   };
-}
-
-/**
- * Asked for and not available: the call fails before any cell runs (never unsandboxed); a layout that would undo
- * the sandbox (cwd `/`, the home) fails it too.
- */
-async function checkSandboxPreconditions(config: ResolvedToolOptions): Promise<void> {
-  if (config.sandbox === undefined) return;
-  await requireSandbox();
-  checkSandboxLayout({ sandbox: config.sandbox, cwd: config.cwd, home: config.env.HOME ?? process.env.HOME });
-}
-
-function buildManagerOptions(config: ResolvedToolOptions): SessionManagerOptions {
-  const options: SessionManagerOptions = {
-    mode: config.mode,
-    // The prelude's output() reads artifacts from the kernel side: tell it where this tool stores them.
-    env:
-      config.artifactsDir !== undefined
-        ? { EVALKIT_ARTIFACTS_DIR: config.artifactsDir, ...config.env }
-        : config.env,
-    defaultTimeoutSec: config.defaultTimeout,
-    maxTimeoutSec: config.maxTimeout,
-  };
-  if (config.python !== undefined) options.python = config.python;
-  if (config.launcher !== undefined) options.launcher = config.launcher;
-  if (config.handlers !== undefined) options.bridge = config.handlers;
-  if (config.interruptGraceMs !== undefined) options.interruptGraceMs = config.interruptGraceMs;
-  if (config.createKernel !== undefined) options.createKernel = config.createKernel;
-  if (config.sandbox !== undefined) options.sandbox = config.sandbox;
-  if (config.limits !== undefined) options.limits = config.limits;
-  if (config.checkpoints !== undefined) options.checkpoints = config.checkpoints;
-  return options;
 }
 
 function cancelledBeforeStart(

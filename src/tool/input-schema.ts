@@ -72,9 +72,14 @@ export interface EvalInputSchemaOptions {
   maxTimeout?: number;
   /** Default in seconds, for the description (default 30). */
   defaultTimeout?: number;
+  /**
+   * A Jupyter server is configured: any language name is accepted (the server's catalog decides, and an unknown
+   * one fails its cell naming what the server offers); `languages` are the ones advertised.
+   */
+  isOpenLanguage?: boolean;
 }
 
-const ALIASES: Record<CellLanguage, string> = { py: "python", js: "javascript" };
+const ALIASES: Record<string, string> = { py: "python", js: "javascript" };
 
 function describeLanguages(languages: readonly CellLanguage[]): string {
   return languages.map((l) => JSON.stringify(l)).join(" or ");
@@ -86,20 +91,29 @@ export function createEvalInputSchema(options: EvalInputSchemaOptions = {}) {
     options.languages && options.languages.length > 0 ? options.languages : (["py", "js"] as const);
   const maxTimeout = options.maxTimeout ?? DEFAULT_MAX_TIMEOUT_SEC;
   const defaultTimeout = clampTimeoutSec(options.defaultTimeout, maxTimeout, DEFAULT_CELL_TIMEOUT_SEC);
-  const accepted = languages.flatMap((l) => [l, ALIASES[l]]) as [string, ...string[]];
+  const accepted = languages.flatMap((l) => (ALIASES[l] ? [l, ALIASES[l]] : [l])) as [string, ...string[]];
   const expected = `expected ${describeLanguages(languages)}`;
+  const toKey = (value: string): CellLanguage =>
+    value === "python" ? "py" : value === "javascript" ? "js" : (value as CellLanguage);
 
-  const language = z
-    .enum(accepted, { error: () => expected })
-    .transform(
-      (value): CellLanguage =>
-        value === "python" ? "py" : value === "javascript" ? "js" : (value as CellLanguage),
-    )
-    .describe(
-      languages.length === 1
-        ? `Language of the cell: ${describeLanguages(languages)} (the only one available; "${ALIASES[languages[0]!]}" also accepted).`
-        : `Language of the cell: "py" (default) or "js"; "python" and "javascript" are accepted too.`,
-    );
+  const language = options.isOpenLanguage
+    ? z
+        .string()
+        .trim()
+        .min(1, { error: () => `expected a language name such as ${describeLanguages(languages)}` })
+        .transform((value) => toKey(value.toLowerCase()))
+        .describe(
+          `Language of the cell, run on the Jupyter server's kernels: ${describeLanguages(languages)}` +
+            ' (default "py"); a kernelspec name also works.',
+        )
+    : z
+        .enum(accepted, { error: () => expected })
+        .transform(toKey)
+        .describe(
+          languages.length === 1
+            ? `Language of the cell: ${describeLanguages(languages)} (the only one available; "${ALIASES[languages[0]!]}" also accepted).`
+            : `Language of the cell: "py" (default) or "js"; "python" and "javascript" are accepted too.`,
+        );
   const timeout = z
     .number()
     .transform((value) => clampTimeoutSec(value, maxTimeout))

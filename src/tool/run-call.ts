@@ -247,7 +247,7 @@ function emit(
   if (!ctx.onUpdate) return;
   const content = contents.flat();
   if (running) {
-    const header = `[${running.index + 1}/${ctx.input.cells.length}] ${running.title ?? (running.language === "py" ? "python" : "javascript")} (running)`;
+    const header = `[${running.index + 1}/${ctx.input.cells.length}] ${running.title ?? (running.language === "py" ? "python" : running.language === "js" ? "javascript" : running.language)} (running)`;
     content.push({ type: "text", text: running.text === "" ? header : `${header}\n${running.text}` });
   }
   const progress: EvalProgress = {

@@ -5,6 +5,7 @@ import * as z from "zod";
 import type { CellLanguage } from "../contracts/cell-result.js";
 import { lazySchema, PARSE_ONCE } from "../contracts/lazy-schema.js";
 import { EvalkitError } from "../errors.js";
+import type { JupyterSettings } from "../kernel/jupyter/jupyter-rest.js";
 import type { ResolvedSandbox, ResourceLimits, SandboxSetting } from "../runtime/sandbox-types.js";
 import type { HostBridgeHandlers } from "../session/bridge-handlers.js";
 import type { CheckpointOptions } from "../session/checkpoint-book.js";
@@ -12,6 +13,7 @@ import type { SessionManager } from "../session/session-manager.js";
 import type { KernelFactory, KernelMode } from "../session/session-types.js";
 import { firstIssueField, formatZodIssues } from "./format-issues.js";
 import { DEFAULT_CELL_TIMEOUT_SEC, DEFAULT_MAX_TIMEOUT_SEC } from "./input-schema.js";
+import { type JupyterOption, resolveJupyterOption } from "./jupyter-options.js";
 import { splitCommandLine } from "./launcher.js";
 
 /** Limits of what a model reads per cell. */
@@ -77,7 +79,12 @@ export interface EvalToolOptions {
   sandbox?: SandboxSetting;
   /** Resource limits of every kernel (with or without the sandbox). */
   limits?: ResourceLimits;
-  /** Where EVALKIT_PY / EVALKIT_JS / EVALKIT_SANDBOX are read from (default `process.env`). */
+  /**
+   * Run cells on a Jupyter server's kernels (docs/jupyter.md); default from EVALKIT_JUPYTER_URL and
+   * EVALKIT_JUPYTER_TOKEN. Every language but `js` then runs there.
+   */
+  jupyter?: JupyterOption;
+  /** Where EVALKIT_PY / EVALKIT_JS / EVALKIT_SANDBOX / EVALKIT_JUPYTER_* are read from (default `process.env`). */
   flagsEnv?: Record<string, string | undefined>;
   /**
    * Checkpoints of the Python state (docs/checkpoints.md): `true` (one undo level) or `{ undo, maxCount, maxBytes,
@@ -108,6 +115,7 @@ export interface ResolvedToolOptions {
   sandbox: ResolvedSandbox | undefined;
   limits: ResourceLimits | undefined;
   checkpoints: CheckpointOptions | undefined;
+  jupyter: JupyterSettings | undefined;
 }
 
 const optionsSchema = lazySchema(() => {
@@ -181,6 +189,7 @@ const optionsSchema = lazySchema(() => {
         }),
       ])
       .optional(),
+    jupyter: z.strictObject({ url: z.string().min(1), token: z.string().min(1).optional() }).optional(),
   });
 });
 
@@ -252,6 +261,7 @@ export function resolveToolOptions(options: EvalToolOptions = {}): ResolvedToolO
   const maxTimeout = options.maxTimeout ?? DEFAULT_MAX_TIMEOUT_SEC;
   const launcher =
     typeof options.launcher === "string" ? splitCommandLine(options.launcher) : options.launcher;
+  const jupyter = resolveJupyterOption(options.jupyter, flagsEnv);
   return {
     python: options.python,
     cwd,
@@ -271,20 +281,29 @@ export function resolveToolOptions(options: EvalToolOptions = {}): ResolvedToolO
     createKernel: options.createKernel,
     sandbox,
     limits: options.limits && Object.keys(options.limits).length > 0 ? { ...options.limits } : undefined,
-    checkpoints: resolveCheckpoints(options, launcher),
+    checkpoints: resolveCheckpoints(options, launcher, jupyter !== undefined),
+    jupyter,
   };
 }
 
 /**
  * `true` is one undo level; a memory limit also caps the checkpoints' bytes (they count against it). Refused where
- * a kernel cannot fork a copy of itself that the host can reach: behind a launcher, off Linux.
+ * a kernel cannot fork a copy of itself that the host can reach: behind a launcher, on a Jupyter server, off Linux.
  */
 function resolveCheckpoints(
   options: EvalToolOptions,
   launcher: string[] | undefined,
+  hasJupyter: boolean,
 ): CheckpointOptions | undefined {
   const setting = options.checkpoints;
   if (setting === undefined || setting === false) return undefined;
+  if (hasJupyter) {
+    throw new EvalkitError(
+      "CHECKPOINTS_UNSUPPORTED",
+      "checkpoints: not available with a Jupyter server (its kernels belong to the server, which cannot fork them)",
+      { field: "checkpoints" },
+    );
+  }
   if (launcher !== undefined && launcher.length > 0) {
     throw new EvalkitError(
       "CHECKPOINTS_UNSUPPORTED",

@@ -167,7 +167,8 @@ describe("evalkit exec NOTEBOOK.ipynb", () => {
     const io = captureIo();
     expect(await runExec([R_KERNEL, ...PY], io)).toBe(2);
     expect(io.err()).toBe(
-      `evalkit exec: ${R_KERNEL}: the notebook's language is "R"; evalkit runs Python and JavaScript notebooks only\n`,
+      `evalkit exec: ${R_KERNEL}: the notebook's language is "R"; evalkit runs Python and JavaScript notebooks ` +
+        "(and, with --jupyter URL, any language the Jupyter server has a kernel for)\n",
     );
   });
 

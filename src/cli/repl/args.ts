@@ -1,12 +1,15 @@
 // Command line of `evalkit repl`: flags, validation and the usage text.
 import { parseArgs } from "node:util";
 import { EvalkitError } from "../../errors.js";
+import type { JupyterSettings } from "../../kernel/jupyter/jupyter-rest.js";
 import { checkSandboxLayout } from "../../runtime/sandbox-argv.js";
 import type { ResolvedSandbox, ResourceLimits, SandboxSetting } from "../../runtime/sandbox-types.js";
 import type { CheckpointOptions } from "../../session/checkpoint-book.js";
+import { resolveJupyterOption } from "../../tool/jupyter-options.js";
 import { splitCommandLine } from "../../tool/launcher.js";
 import { resolveSandbox } from "../../tool/tool-options.js";
 import { describeParseError, UsageError } from "../args.js";
+import { JUPYTER_OPTIONS, jupyterUsage, readJupyterArgs } from "../jupyter-args.js";
 import { readSandboxArgs, SANDBOX_OPTIONS, sandboxUsage } from "../sandbox-args.js";
 
 export const REPL_USAGE = `usage: evalkit repl [options]
@@ -19,7 +22,7 @@ options:
   --session NAME      keep a separate input history for NAME ($EVALKIT_HOME/history-NAME)
   --launcher CMD      run the interpreter through a command prefix, e.g. "docker exec -i box"
   --timeout SECONDS   interrupt cells that run longer than this (default: no limit)
-${sandboxUsage(22)}  --js                start in JavaScript mode
+${sandboxUsage(22)}${jupyterUsage(22)}  --js                start in JavaScript mode
   -h, --help          show this help
 
 inside the REPL: :help lists the commands; Ctrl-C interrupts, Ctrl-D exits.
@@ -35,6 +38,8 @@ export interface ReplArgs {
   sandbox?: SandboxSetting;
   limits?: ResourceLimits;
   checkpoints?: CheckpointOptions;
+  /** --jupyter / EVALKIT_JUPYTER_URL: Python and the server's other languages run there. */
+  jupyter?: JupyterSettings;
   startInJs: boolean;
   isHelp: boolean;
 }
@@ -58,6 +63,7 @@ export function parseReplArgs(argv: string[]): ReplArgs {
         js: { type: "boolean" },
         help: { type: "boolean", short: "h" },
         ...SANDBOX_OPTIONS,
+        ...JUPYTER_OPTIONS,
       },
     }).values as typeof values;
   } catch (err) {
@@ -89,6 +95,11 @@ export function parseReplArgs(argv: string[]): ReplArgs {
   }
   try {
     Object.assign(args, readSandboxArgs(values as Parameters<typeof readSandboxArgs>[0]));
+    const jupyter = resolveJupyterOption(
+      readJupyterArgs(values as Parameters<typeof readJupyterArgs>[0]),
+      process.env,
+    );
+    if (jupyter) args.jupyter = jupyter;
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
     throw new EvalkitError("INVALID_INPUT", `repl: ${err.message}`, { field: err.message.split(":")[0] });

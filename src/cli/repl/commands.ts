@@ -1,5 +1,5 @@
 // The REPL's own commands (`:help`, `:js`, `:py`, `:restart`, `:quit`, time travel) and `%more`.
-import type { CellLanguage } from "../../contracts/cell-result.js";
+import type { LocalLanguage } from "../../contracts/cell-result.js";
 import { parseArtifactId } from "../../output/artifact-ids.js";
 import { createPalette } from "../../render/color.js";
 import { type InteractiveRenderOptions, renderExpandedOutput } from "../../render/interactive-render.js";
@@ -15,6 +15,7 @@ export const REPL_HELP = `evalkit repl commands
   :restore NAME     go back to checkpoint NAME (it stays, so you can go back again)
   :undo             go back to before the last Python cell (needs --undo N or --checkpoints)
   :checkpoints      list the checkpoints and the memory each holds
+  :LANG, :LANG CODE with --jupyter: switch to (or run one line in) a server language (:r, :julia, :bash...)
   :help             this help
   :quit             leave (also Ctrl-D on an empty line, exit, quit)
   %more             show the whole output of the last cell (long output is collapsed to 20 lines)
@@ -29,7 +30,7 @@ export type ReplCommand =
   | { kind: "help" }
   | { kind: "quit" }
   | { kind: "restart" }
-  | { kind: "switch"; language: CellLanguage; code?: string }
+  | { kind: "switch"; language: LocalLanguage; code?: string }
   | { kind: "more" }
   | { kind: "checkpoint"; name: string }
   | { kind: "restore"; name: string }
@@ -69,7 +70,7 @@ export function parseReplCommand(line: string): ReplCommand {
     case "python":
     case "js":
     case "javascript": {
-      const language: CellLanguage = name.startsWith("p") ? "py" : "js";
+      const language: LocalLanguage = name.startsWith("p") ? "py" : "js";
       return rest.trim() === "" ? { kind: "switch", language } : { kind: "switch", language, code: rest };
     }
     default:

@@ -2,6 +2,8 @@
 import type { CellLanguage } from "../../contracts/cell-result.js";
 import { EvalkitError } from "../../errors.js";
 import type { JsKernel } from "../../kernel/js/js-kernel.js";
+import type { JupyterKernel } from "../../kernel/jupyter/jupyter-kernel.js";
+import type { JupyterSettings } from "../../kernel/jupyter/jupyter-rest.js";
 import type { Kernel } from "../../kernel/kernel.js";
 import { PythonKernel } from "../../kernel/python/python-kernel.js";
 import type { ResolvedSandbox, ResourceLimits } from "../../runtime/sandbox-types.js";
@@ -14,6 +16,7 @@ import { buildPlainEnv, createDefaultKernel, createDefaultResolver } from "../..
 import { DEFAULT_INTERRUPT_GRACE_MS } from "../../session/session-manager.js";
 import type { InterpreterResolver, KernelSpec, ResolvedInterpreter } from "../../session/session-types.js";
 import { type Completeness, checkJsComplete } from "./completeness.js";
+import { ReplServerKernels } from "./server-kernels.js";
 
 /** How long Tab waits for a kernel's completions. */
 const COMPLETE_TIMEOUT_MS = 2000;
@@ -26,6 +29,8 @@ export interface ReplKernelConfig {
   limits?: ResourceLimits;
   /** Python checkpoints (`:checkpoint`, `:restore`, `:undo`; docs/checkpoints.md). */
   checkpoints?: CheckpointOptions;
+  /** Run Python (and every language but js) on this Jupyter server's kernels. */
+  jupyter?: JupyterSettings;
 }
 
 /** How the Python kernel was found, for the banner. */
@@ -44,8 +49,10 @@ export interface PythonDescription {
  */
 export class ReplKernels {
   private readonly config: ReplKernelConfig;
-  private python: PythonKernel | undefined;
+  private python: PythonKernel | JupyterKernel | undefined;
   private js: JsKernel | undefined;
+  /** Set with --jupyter: the kernels on the server. */
+  readonly server: ReplServerKernels | undefined;
   private pythonCommand: ResolvedInterpreter | undefined;
   private readonly resolveInterpreter: InterpreterResolver;
   /** The execution count the next cell of each language will most likely get. */
@@ -53,11 +60,23 @@ export class ReplKernels {
 
   constructor(config: ReplKernelConfig) {
     this.config = config;
+    this.server = config.jupyter ? new ReplServerKernels(config.jupyter) : undefined;
     this.resolveInterpreter = createDefaultResolver(config.python, {}, config.launcher);
   }
 
   /** Resolves the interpreter (once) and starts a Python kernel. */
   async startPython(): Promise<PythonDescription> {
+    if (this.server) {
+      const kernel = await this.server.get("py");
+      this.python = kernel;
+      this.nextCount.py = 1;
+      return {
+        executable: `${kernel.info?.implementation || "kernel"} on ${this.server.url}`,
+        version: kernel.info?.languageVersion || "unknown",
+        reason: "the Jupyter server's Python kernelspec",
+        pid: undefined,
+      };
+    }
     if (this.pythonCommand === undefined) this.pythonCommand = await this.resolveInterpreter(this.config.cwd);
     const { executable, env, reason } = this.pythonCommand;
     const kernel = createDefaultKernel(this.spec("py", executable, env));
@@ -103,7 +122,8 @@ export class ReplKernels {
         "checkpoints are off: start the REPL with --checkpoints",
       );
     }
-    const kernel = this.python?.checkpoints?.isRestorable ? this.python : await this.get("py");
+    const python = this.python as Kernel | undefined;
+    const kernel = python?.checkpoints?.isRestorable ? python : await this.get("py");
     return checkpointBookOf(kernel, options);
   }
 
@@ -121,8 +141,8 @@ export class ReplKernels {
 
   /** After the Python interpreter died: a fresh one (or the newest checkpoint) from the surviving root. */
   async recoverPython(): Promise<string[] | undefined> {
-    if (this.config.checkpoints === undefined || this.python?.checkpoints?.isRestorable !== true)
-      return undefined;
+    const python = this.python as Kernel | undefined;
+    if (this.config.checkpoints === undefined || python?.checkpoints?.isRestorable !== true) return undefined;
     return (await this.checkpointBook()).recover();
   }
 
@@ -133,6 +153,10 @@ export class ReplKernels {
    */
   async complete(language: CellLanguage, line: string): Promise<{ start: number; matches: string[] }> {
     const none = { start: line.length, matches: [] };
+    if (language !== "js" && language !== "py") {
+      const kernel = this.server?.peek(language);
+      return kernel ? kernel.complete(line, COMPLETE_TIMEOUT_MS) : none;
+    }
     if (language === "js") {
       // Tab before the first JS cell starts the kernel, as that cell would (about 100 ms, once).
       if (this.js === undefined) await this.get("js").catch(() => undefined);
@@ -154,7 +178,11 @@ export class ReplKernels {
   async get(language: CellLanguage): Promise<Kernel> {
     if (language === "py") {
       if (this.python === undefined || !this.python.isAlive) await this.startPython();
-      return this.python as PythonKernel;
+      return this.python as Kernel;
+    }
+    if (language !== "js") {
+      if (!this.server) throw new EvalkitError("INVALID_INPUT", `${language} cells need --jupyter URL`);
+      return this.server.get(language);
     }
     if (this.js === undefined) {
       this.js = createDefaultKernel(this.spec("js", undefined, buildPlainEnv({}))) as JsKernel;
@@ -171,7 +199,13 @@ export class ReplKernels {
 
   /** Replaces the kernel of `language` with a fresh one (state lost). */
   async restart(language: CellLanguage): Promise<PythonDescription | undefined> {
+    if (language !== "py" && language !== "js") {
+      await this.server?.restart(language);
+      this.nextCount[language] = 1;
+      return undefined;
+    }
     if (language === "py") {
+      if (this.server) await this.server.restart("py");
       await this.python?.shutdown();
       this.python = undefined;
       return this.startPython();
@@ -185,6 +219,11 @@ export class ReplKernels {
   /** Whether `code` is a whole cell: the runner decides for Python (codeop), acorn for JS. */
   async checkComplete(language: CellLanguage, code: string): Promise<Completeness> {
     if (language === "js") return checkJsComplete(code);
+    if (language !== "py") {
+      const kernel = this.server?.peek(language);
+      if (!kernel) return { status: "complete", indent: "" };
+      return kernel.isComplete(code);
+    }
     if (this.python === undefined || !this.python.isAlive) return { status: "complete", indent: "" };
     try {
       return await this.python.isComplete(code);
@@ -195,7 +234,7 @@ export class ReplKernels {
 
   /** Shuts every kernel down (exit request, then SIGTERM/SIGKILL to its process group). */
   async shutdown(): Promise<void> {
-    await Promise.allSettled([this.python?.shutdown(), this.js?.shutdown()]);
+    await Promise.allSettled([this.python?.shutdown(), this.js?.shutdown(), this.server?.shutdown()]);
     this.python = undefined;
     this.js = undefined;
   }

@@ -12,10 +12,11 @@ export interface CellPrompts {
   continuation: string;
 }
 
-/** `In [3]: ` / `   ...: ` for Python, `js [3]: ` / `   ...: ` for JS; the continuation lines up with the first. */
+/** `In [3]: ` / `   ...: ` for Python, `js [3]: ` for JS (`r [3]: ` for R); the continuation lines up with the first. */
 export function formatPrompts(language: CellLanguage, count: number, color: boolean): CellPrompts {
   const palette = createPalette({ color });
-  const label = language === "py" ? "In" : "js";
+  // Other languages (on a Jupyter server) are named in their prompt: `r [3]: `.
+  const label = language === "py" ? "In" : language;
   const plain = `${label} [${count}]: `;
   const dots = "...: ".padStart(plain.length);
   const paint = language === "py" ? palette.green : palette.yellow;

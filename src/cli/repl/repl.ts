@@ -60,6 +60,7 @@ class ReplSession {
       cwd,
       ...(args.python !== undefined ? { python: args.python } : {}),
       ...(args.launcher !== undefined ? { launcher: args.launcher } : {}),
+      ...(args.jupyter !== undefined ? { jupyter: args.jupyter } : {}),
       ...replSandbox(args, cwd),
       ...(args.checkpoints !== undefined ? { checkpoints: args.checkpoints } : {}),
     });
@@ -102,7 +103,7 @@ class ReplSession {
         python = await this.kernels.startPython();
       } catch (err) {
         const message = isEvalkitError(err) ? `${err.message} [${err.code}]` : String(err);
-        if (this.args.python !== undefined || this.args.launcher !== undefined) {
+        if (this.args.python !== undefined || this.args.launcher !== undefined || this.kernels.server) {
           process.stderr.write(`evalkit repl: ${message}\n`);
           return 1;
         }
@@ -132,7 +133,7 @@ class ReplSession {
     const palette = createPalette(this.render);
     for (;;) {
       const language = this.language;
-      const prompts = formatPrompts(language, this.kernels.nextCount[language], this.render.color);
+      const prompts = formatPrompts(language, this.kernels.nextCount[language] ?? 1, this.render.color);
       const read = await readCell(lineInput, prompts, (code) => this.kernels.checkComplete(language, code));
       if (read.kind === "eof") return;
       if (read.kind === "interrupt") continue;
@@ -149,7 +150,17 @@ class ReplSession {
           this.terminal.write(renderMore(this.last, this.render));
           continue;
         }
-        if (command.kind === "unknown") {
+        if (command.kind === "unknown" && this.kernels.server && command.name !== "") {
+          // With a Jupyter server, `:r` / `:r CODE` switch to (or run one line in) one of its languages.
+          const switched = await this.switchToServerLanguage(command.name, code);
+          if (switched === undefined) continue;
+          if (switched.code === undefined) {
+            this.language = switched.language;
+            continue;
+          }
+          code = switched.code;
+          cellLanguage = switched.language;
+        } else if (command.kind === "unknown") {
           this.terminal.write(`${palette.yellow(`unknown command :${command.name}`)} (try :help)\n`);
           continue;
         }
@@ -166,16 +177,18 @@ class ReplSession {
           await this.travel(command);
           continue;
         }
-        if (command.language === "py" && !hasPython && !this.kernels.isPythonAlive) {
+        if (command.kind === "unknown") {
+          // handled above: a server language's one line
+        } else if (command.language === "py" && !hasPython && !this.kernels.isPythonAlive) {
           this.terminal.write(`${palette.yellow("Python is not available in this session")}\n`);
           continue;
-        }
-        if (command.code === undefined) {
+        } else if (command.code === undefined) {
           this.language = command.language;
           continue;
+        } else {
+          code = command.code;
+          cellLanguage = command.language;
         }
-        code = command.code;
-        cellLanguage = command.language;
       }
       try {
         if (cellLanguage === "py") this.writeNotes(await this.kernels.takeUndoPoint());
@@ -240,11 +253,33 @@ class ReplSession {
     for (const note of notes) this.terminal.write(`${palette.dim(`[note] ${note}`)}\n`);
   }
 
+  /** `:NAME [CODE]` on a Jupyter server: the language it names, or undefined after saying it has none. */
+  private async switchToServerLanguage(
+    name: string,
+    line: string,
+  ): Promise<{ language: CellLanguage; code?: string } | undefined> {
+    const palette = createPalette(this.render);
+    try {
+      const language = (await this.kernels.server?.resolveLanguage(name)) ?? name;
+      const rest = /^\s*:\S*\s*([\s\S]*)$/.exec(line)?.[1] ?? "";
+      this.kernels.nextCount[language] ??= 1;
+      return rest.trim() === "" ? { language } : { language, code: rest };
+    } catch (err) {
+      const message = isEvalkitError(err) ? err.message : String(err);
+      this.terminal.write(`${palette.yellow(message)}\n`);
+      return undefined;
+    }
+  }
+
   private async restart(language: CellLanguage): Promise<void> {
     const palette = createPalette(this.render);
     try {
       const python = await this.kernels.restart(language);
-      const what = python ? `Python ${python.version}, pid ${python.pid}` : "JavaScript";
+      const what = python
+        ? `Python ${python.version}${python.pid !== undefined ? `, pid ${python.pid}` : ""}`
+        : language === "js"
+          ? "JavaScript"
+          : language;
       this.terminal.write(
         `${palette.dim(`[note] started a fresh kernel (${what}); earlier variables are gone`)}\n`,
       );
@@ -268,6 +303,7 @@ class ReplSession {
     const palette = createPalette(this.render);
     const parts = ["evalkit repl"];
     if (python) parts.push(`Python ${python.version} (${python.executable})`);
+    if (this.kernels.server) parts.push(":r, :julia… switch to the server's other languages");
     if (this.args.session) parts.push(`session ${this.args.session}`);
     const mode = this.language === "js" ? " · JavaScript mode" : "";
     return `${palette.bold(parts.join(" · "))}${mode}\n${palette.dim(":help for commands, :js / :py to switch language, Ctrl-D to exit")}`;

@@ -42,7 +42,7 @@ export async function runReplCell(
     images: context.images,
     spinner,
     artifacts: context.artifacts,
-    executionCount: kernels.nextCount[language],
+    executionCount: kernels.nextCount[language] ?? 1,
   });
   const controller = new AbortController();
   let isTimedOut = false;
