@@ -206,7 +206,7 @@ describe.skipIf(!isLinux)("checkpoints through the eval tool", () => {
     expect((err as Error).message).toContain("checkpoint");
   });
 
-  it("refuses checkpoints behind a launcher and without the option, with a code that says why", async () => {
+  it("refuses checkpoints behind a launcher, on a Jupyter server and without the option, saying why", async () => {
     const err = (() => {
       try {
         makeTool({ launcher: ["env"], checkpoints: true });
@@ -215,6 +215,9 @@ describe.skipIf(!isLinux)("checkpoints through the eval tool", () => {
       }
     })();
     expect(isEvalkitError(err, "CHECKPOINTS_UNSUPPORTED")).toBe(true);
+    expect(() => makeTool({ jupyter: { url: "http://127.0.0.1:9" }, checkpoints: true })).toThrow(
+      /Jupyter server/,
+    );
     const plain = makeTool({ cwd: makeTempDir("off") });
     const off = await plain.execute({ checkpoint: "x" });
     expect(off.details.checkpoints?.error?.code).toBe("CHECKPOINTS_UNSUPPORTED");
