@@ -26,6 +26,11 @@ def describe(runner_threads, checkpoint_pids=()):
             "child processes are not copied (pid %s): the restored state will not have them"
             % ", ".join(str(p) for p in kids[:5])
         )
+    files = _count_open_files()
+    if files:
+        notes.append(
+            "%d open file(s) share their position with the live interpreter, not copied: seek after a restore" % files
+        )
     sockets = _count_sockets()
     if sockets:
         notes.append("%d open socket(s) are shared with the checkpoint, not copied: their peers move on" % sockets)
@@ -89,3 +94,21 @@ def _sockets():
         if link.startswith("socket:"):
             found.add(link)
     return found
+
+
+def _count_open_files():
+    """Regular files open in this process (their offsets are shared with every fork)."""
+    import stat
+
+    count = 0
+    try:
+        names = os.listdir("/proc/self/fd")
+    except OSError:
+        return 0
+    for name in names:
+        try:
+            if int(name) > 2 and stat.S_ISREG(os.stat("/proc/self/fd/" + name).st_mode):
+                count += 1
+        except (OSError, ValueError):
+            pass
+    return count
