@@ -89,8 +89,8 @@ export interface KernelCheckpoints {
   take(name: string): Promise<CheckpointTaken>;
   /** Makes a copy of checkpoint `name` the live interpreter (`null`: a fresh interpreter); the checkpoint stays. */
   restore(name: string | null): Promise<void>;
-  /** Ends checkpoint `name` (no error when it is already gone). */
-  drop(name: string): Promise<void>;
+  /** Ends checkpoint `name` (no error when it is already gone); `wait: false` does not wait for it to go. */
+  drop(name: string, options?: { wait?: boolean }): Promise<void>;
   /** The private memory of each named checkpoint and of the root. */
   describe(names: string[]): Promise<CheckpointMemory[]>;
   /**

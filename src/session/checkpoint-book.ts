@@ -108,7 +108,7 @@ export class CheckpointBook {
     if (levels <= 0) return;
     await this.add(`undo-${++this.autoSerial}`, true, notices);
     const autos = this.entries.filter((entry) => entry.auto);
-    for (const entry of autos.slice(0, Math.max(0, autos.length - levels))) await this.evict(entry);
+    for (const entry of autos.slice(0, Math.max(0, autos.length - levels))) await this.evict(entry, false);
   }
 
   /** Rolls the live interpreter back to `name` (it stays, so it can be restored again). */
@@ -225,7 +225,7 @@ export class CheckpointBook {
   ): Promise<boolean> {
     const victim = this.entries.find((entry) => entry.auto && entry !== added);
     if (victim === undefined) return false;
-    await this.evict(victim);
+    await this.evict(victim, false);
     notices.push(`automatic checkpoint "${victim.name}" dropped: ${why}`);
     return true;
   }
@@ -240,9 +240,10 @@ export class CheckpointBook {
     );
   }
 
-  private async evict(entry: CheckpointEntry): Promise<void> {
+  /** `wait: false` for automatic ones (unique names): the drop is sent, the checkpoint ends on its own. */
+  private async evict(entry: CheckpointEntry, wait = true): Promise<void> {
     this.entries = this.entries.filter((other) => other !== entry);
-    await this.kernel.drop(entry.name);
+    await this.kernel.drop(entry.name, { wait });
   }
 }
 

@@ -42,7 +42,10 @@ def handle(request):
             _retire(new_pid)
         elif kind == "drop":
             check_name(name)
-            checkpoints.ask(name, "drop")
+            if request.get("wait") is False:
+                checkpoints.tell(name, "drop")  # an automatic one: it ends on its own, nobody waits for it
+            else:
+                checkpoints.ask(name, "drop")
             send_reply(rid, name=name)
         elif kind == "checkpoint_info":
             send_reply(rid, checkpoints=describe(request.get("names")), livePid=os.getpid())

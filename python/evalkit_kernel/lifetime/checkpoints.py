@@ -82,6 +82,20 @@ def ask(name, command, timeout=_CALL_TIMEOUT):
     return json.loads(data.decode("utf-8"))
 
 
+def tell(name, command):
+    """Sends one command line to checkpoint `name` without waiting for its answer (LookupError: none by that name)."""
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.settimeout(_CALL_TIMEOUT)
+    try:
+        try:
+            sock.connect(address(name))
+        except (ConnectionRefusedError, FileNotFoundError):
+            raise LookupError(name)
+        sock.sendall((command + "\n").encode("ascii"))
+    finally:
+        sock.close()
+
+
 def reply(conn, value):
     try:
         conn.sendall((json.dumps(value) + "\n").encode("utf-8"))

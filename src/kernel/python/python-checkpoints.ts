@@ -60,9 +60,9 @@ export class PythonCheckpoints implements KernelCheckpoints {
     this.isKillRequested = false;
   }
 
-  async drop(name: string): Promise<void> {
+  async drop(name: string, options: { wait?: boolean } = {}): Promise<void> {
     try {
-      await this.request("drop", { name });
+      await this.request("drop", options.wait === false ? { name, wait: false } : { name });
     } catch (err) {
       if (err instanceof EvalkitError && err.code === "CHECKPOINT_NOT_FOUND") return;
       throw err;
