@@ -2,8 +2,6 @@
 import type { CellLanguage } from "../contracts/cell-result.js";
 import { EvalkitError } from "../errors.js";
 import { type ArtifactStore, createArtifactStore } from "../output/artifact-store.js";
-import { createRedactor } from "../output/redact.js";
-import { collectSecretValues, type SecretValue } from "../runtime/env-filter.js";
 import { checkSandboxLayout } from "../runtime/sandbox-argv.js";
 import { requireSandbox } from "../runtime/sandbox-probe.js";
 import { ConcurrencyLimiter } from "../session/concurrency-limiter.js";
@@ -31,6 +29,7 @@ import {
   type RunCallTap,
   runEvalCall,
 } from "./run-call.js";
+import { createSecretReader } from "./secret-snapshot.js";
 import { type EvalToolOptions, type ResolvedToolOptions, resolveToolOptions } from "./tool-options.js";
 
 /** Per-call context of `execute`. */
@@ -102,15 +101,7 @@ export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
       }),
     );
 
-  let secretsCache: { at: number; secrets: SecretValue[]; redact: (text: string) => string } | undefined;
-  const readSecrets = () => {
-    const now = performance.now();
-    if (secretsCache === undefined || now - secretsCache.at >= 1000) {
-      const secrets = collectSecretValues({ ...process.env, ...config.env });
-      secretsCache = { at: now, secrets, redact: createRedactor(secrets) };
-    }
-    return secretsCache;
-  };
+  const secretReader = createSecretReader(config.env);
 
   const getStore = (): ArtifactStore => {
     store ??= createArtifactStore(config.artifactsDir !== undefined ? { dir: config.artifactsDir } : {});
@@ -162,8 +153,9 @@ export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
       if (config.sandbox !== undefined) await checkSandboxPreconditions(config);
       // A job may have started while this call waited for the previous one.
       assertSessionFree(manager.jobs, group);
-      // Read (at most once a second): a secret set in the host environment after the tool was created is still hidden.
-      const { secrets, redact } = readSecrets();
+      // Read at every call (a secret set in the host environment a moment ago is hidden), while the cell runs.
+      const secrets = secretReader.forCall();
+      secrets.prefetch();
       const run = (
         callSignal: AbortSignal | undefined,
         onUpdate: EvalExecuteContext["onUpdate"],
@@ -177,10 +169,10 @@ export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
           backends,
           defaultTimeout: config.defaultTimeout,
           output: config.output,
-          secrets,
+          secrets: secrets.list,
           artifactsDir: config.artifactsDir,
           store: getStore(),
-          redact,
+          redact: secrets.redact,
           onUpdate,
           updateIntervalMs: config.updateIntervalMs,
         };
