@@ -6,7 +6,7 @@ import type {
   InterpreterResolver,
   KernelSpec,
   ResolvedInterpreter,
-  SessionManagerOptions,
+  SessionManagerSettings,
 } from "./session-types.js";
 
 /** What a spec is built from: the manager's settled options. */
@@ -16,8 +16,8 @@ export interface SpecSettings {
   extraEnv: Record<string, string>;
   launcher: string[] | undefined;
   interruptGraceMs: number;
-  sandbox: SessionManagerOptions["sandbox"];
-  limits: SessionManagerOptions["limits"];
+  sandbox: SessionManagerSettings["sandbox"];
+  limits: SessionManagerSettings["limits"];
 }
 
 /** Describes the kernel a (language, session, cwd) needs, without re-resolving Python for every cell. */

@@ -3,6 +3,7 @@ import type { CellLanguage } from "../contracts/cell-result.js";
 import { PARSE_ONCE } from "../contracts/lazy-schema.js";
 import { EvalkitError } from "../errors.js";
 import type { Kernel } from "../kernel/kernel.js";
+import { resolveSandboxSetting } from "../runtime/sandbox-setting.js";
 import { HostBridge } from "./bridge-handlers.js";
 import { normaliseCwd } from "./call-cwd.js";
 import { ConcurrencyLimiter } from "./concurrency-limiter.js";
@@ -19,6 +20,7 @@ import type {
   SessionCallRequest,
   SessionCellOutcome,
   SessionManagerOptions,
+  SessionManagerSettings,
   SessionRunRequest,
 } from "./session-types.js";
 import { sessionSchemas, validateCallRequest, validateInput } from "./session-validation.js";
@@ -60,6 +62,8 @@ export class SessionManager {
   private readonly defaultTimeoutSec: number;
   private readonly maxTimeoutSec: number;
   private readonly crashLoopThreshold: number;
+  /** What the kernels run with (a tool sharing this manager checks its own options against it). */
+  readonly settings: Readonly<SessionManagerSettings>;
   private disposing: Promise<void> | undefined;
   /** Per-call kernels register here so `dispose()` can reach them (one function for every call). */
   private readonly trackOwnKernel = (kernel: Kernel): (() => void) => {
@@ -76,6 +80,15 @@ export class SessionManager {
     this.defaultTimeoutSec = options.defaultTimeoutSec ?? DEFAULT_TIMEOUT_SEC;
     this.maxTimeoutSec = options.maxTimeoutSec ?? DEFAULT_MAX_TIMEOUT_SEC;
     this.crashLoopThreshold = options.crashLoopThreshold ?? DEFAULT_CRASH_LOOP_THRESHOLD;
+    const sandbox = resolveSandboxSetting(options.sandbox, process.cwd());
+    const limits =
+      options.limits && Object.keys(options.limits).length > 0 ? { ...options.limits } : undefined;
+    this.settings = Object.freeze({
+      sandbox,
+      limits,
+      python: options.python,
+      hasCustomInterpreter: options.resolveInterpreter !== undefined || (options.launcher?.length ?? 0) > 0,
+    });
     this.specs = new KernelSpecCache({
       resolveInterpreter:
         options.resolveInterpreter ?? createDefaultResolver(options.python, extraEnv, options.launcher),
@@ -83,8 +96,8 @@ export class SessionManager {
       extraEnv,
       launcher: options.launcher,
       interruptGraceMs: this.interruptGraceMs,
-      sandbox: options.sandbox,
-      limits: options.limits,
+      sandbox,
+      limits,
     });
     this.bridge = new HostBridge(options.bridge);
     this.pool = new KernelPool({

@@ -30,6 +30,7 @@ import {
   runEvalCall,
 } from "./run-call.js";
 import { createSecretReader } from "./secret-snapshot.js";
+import { adoptManagerSettings } from "./shared-manager.js";
 import { type EvalToolOptions, type ResolvedToolOptions, resolveToolOptions } from "./tool-options.js";
 
 /** Per-call context of `execute`. */
@@ -71,7 +72,7 @@ export interface EvalTool {
 
 /** Creates the eval tool. `createEvalTool({})` works: interpreter found by the runtime layer, session mode. */
 export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
-  const config = resolveToolOptions(options);
+  const config = adoptManagerSettings(resolveToolOptions(options));
   const backends = new BackendSelector(config.enabled, config.python, config.cwd);
   // Built when first needed: the usual `{ cells: [{ code }] }` call is checked without it (input-schema.ts).
   let zodSchema: EvalInputSchema | undefined;
@@ -163,6 +164,8 @@ export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
       ) => {
         const callRequest: SessionCallRequest = { sessionId: config.sessionId, cwd: config.cwd };
         if (callSignal) callRequest.signal = callSignal;
+        // A shared manager has its own handlers (or none): this tool's go with each of its calls.
+        if (!isManagerOwned && config.handlers !== undefined) callRequest.bridge = config.handlers;
         const runContext: RunCallContext = {
           input: parsed,
           openCall: () => manager.openCall(callRequest),
