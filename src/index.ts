@@ -109,6 +109,8 @@ export type {
   SessionCellOutcome,
   SessionCellStatus,
   SessionManagerOptions,
+  /** What a manager's kernels run with (`manager.settings`): what a tool sharing it must agree with. */
+  SessionManagerSettings,
   SessionRunRequest,
 } from "./session/session-types.js";
 /** Backend availability reported by `tool.checkBackends()`. */
