@@ -146,10 +146,23 @@ const SECRET_PATTERNS: readonly RegExp[] = [
 const ALLOWED_SET = new Set(ALLOWED_ENV_NAMES);
 const DENIED_SET = new Set(DENIED_ENV_NAMES);
 
+/** Every pattern in one expression: a name is tested once, not once per pattern. */
+const SECRET_PATTERN = new RegExp(SECRET_PATTERNS.map((pattern) => `(?:${pattern.source})`).join("|"));
+
+// Redaction reads the environment at every call, and its names hardly ever change: each is judged once.
+const verdicts = new Map<string, boolean>();
+const MAX_VERDICTS = 4096;
+
 /** True when `name` is a known secret variable or shaped like one (`*_API_KEY`, `*_TOKEN`, `*_SECRET*`...). */
 export function isSecretName(name: string): boolean {
-  const upper = name.toUpperCase();
-  return DENIED_SET.has(upper) || SECRET_PATTERNS.some((pattern) => pattern.test(upper));
+  let verdict = verdicts.get(name);
+  if (verdict === undefined) {
+    const upper = name.toUpperCase();
+    verdict = DENIED_SET.has(upper) || SECRET_PATTERN.test(upper);
+    if (verdicts.size >= MAX_VERDICTS) verdicts.clear();
+    verdicts.set(name, verdict);
+  }
+  return verdict;
 }
 
 // A URL with user:password@ in it is a credential in any variable; a package index URL with any user-info
