@@ -91,6 +91,22 @@ export function isPlainStreamLine(line: Buffer): boolean {
   );
 }
 
+/**
+ * A field as text. `String()` of a nested array recurses through `join` (a cell can send one 100,000 levels deep);
+ * a container becomes its JSON after the depth cut instead, so nothing here can overflow the stack.
+ */
+function textOf(value: unknown, fallback: string): string {
+  if (typeof value === "string") return value;
+  if (value === undefined || value === null) return fallback;
+  if (typeof value !== "object") return String(value);
+  return JSON.stringify(boundDepth(value)) ?? fallback;
+}
+
+/** A numeric field, NaN unless it is a number (`Number()` of a nested array recurses as `String()` does). */
+function numberOf(value: unknown): number {
+  return typeof value === "number" ? value : typeof value === "string" ? Number(value) : Number.NaN;
+}
+
 function nonceOf(frame: Record<string, unknown>): { nonce?: string } {
   return typeof frame.nonce === "string" ? { nonce: frame.nonce } : {};
 }
@@ -125,12 +141,12 @@ function decodeFrameObject(frame: unknown, line: FrameText, mayBeDeep: boolean):
     case "ready":
       return {
         type: "ready",
-        pid: Number(frame.pid),
+        pid: numberOf(frame.pid),
         python: str(frame, "python", line),
-        implementation: String(frame.implementation ?? "cpython"),
-        executable: String(frame.executable ?? ""),
-        protocol: Number(frame.protocol),
-        cwd: String(frame.cwd ?? ""),
+        implementation: textOf(frame.implementation, "cpython"),
+        executable: textOf(frame.executable, ""),
+        protocol: numberOf(frame.protocol),
+        cwd: textOf(frame.cwd, ""),
       };
     case "started":
       return { type: "started", id: str(frame, "id", line) };
@@ -158,8 +174,8 @@ function decodeFrameObject(frame: unknown, line: FrameText, mayBeDeep: boolean):
         type: "error",
         id: str(frame, "id", line),
         ename: str(frame, "ename", line),
-        evalue: String(frame.evalue ?? ""),
-        traceback: Array.isArray(frame.traceback) ? frame.traceback.map(String) : [],
+        evalue: textOf(frame.evalue, ""),
+        traceback: Array.isArray(frame.traceback) ? frame.traceback.map((line) => textOf(line, "")) : [],
         ...nonceOf(frame),
       };
     case "done":
@@ -186,7 +202,7 @@ function decodeFrameObject(frame: unknown, line: FrameText, mayBeDeep: boolean):
       return {
         type: "input_request",
         id: str(frame, "id", line),
-        prompt: String(frame.prompt ?? ""),
+        prompt: textOf(frame.prompt, ""),
         password: frame.password === true,
       };
     case "is_complete_reply": {
@@ -196,7 +212,7 @@ function decodeFrameObject(frame: unknown, line: FrameText, mayBeDeep: boolean):
         type: "is_complete_reply",
         id: str(frame, "id", line),
         status,
-        indent: String(frame.indent ?? ""),
+        indent: textOf(frame.indent, ""),
       };
     }
     case "complete_reply": {
@@ -205,7 +221,7 @@ function decodeFrameObject(frame: unknown, line: FrameText, mayBeDeep: boolean):
       return { type: "complete_reply", id: str(frame, "id", line), start, matches };
     }
     case "protocol_error":
-      return { type: "protocol_error", reason: String(frame.reason ?? "") };
+      return { type: "protocol_error", reason: textOf(frame.reason, "") };
     default:
       return { type: "unknown", raw: frame };
   }

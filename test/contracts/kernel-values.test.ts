@@ -75,6 +75,17 @@ describe("frames carrying deep values", () => {
     expect(levelsOf(frame.metadata?.deep).bottom).toBe(TOO_DEEP_MARKER);
   });
 
+  it("decodes an error frame whose evalue and traceback are nested arrays without overflowing the stack", () => {
+    const deep = `${"[".repeat(100_000)}${"]".repeat(100_000)}`;
+    const frame = decodeRunnerFrame(
+      `{"type":"error","id":"c1","ename":"E","evalue":${deep},"traceback":["line",${deep}]}`,
+    );
+    if (frame.type !== "error") throw new Error("not an error frame");
+    expect(frame.evalue).toContain(TOO_DEEP_MARKER);
+    expect(frame.traceback[0]).toBe("line");
+    expect(frame.traceback[1]).toContain(TOO_DEEP_MARKER);
+  });
+
   it("bounds a frame the JS kernel decoded already, and a call's params", () => {
     const frame = decodeRunnerFrameObject({
       type: "call",
