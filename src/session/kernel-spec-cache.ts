@@ -89,6 +89,11 @@ export class KernelSpecCache {
     };
   }
 
+  /** The interpreter the kernels for `cwd` run (the same cached resolution a kernel start uses). */
+  resolveInterpreter(cwd: string): Promise<ResolvedInterpreter> {
+    return this.resolveCached(cwd);
+  }
+
   /**
    * Interpreter resolution looks at venvs and PATH (milliseconds of file system work), too slow to repeat
    * for every warm cell; a short-lived cache per cwd keeps warm calls fast while a new `.venv` is still

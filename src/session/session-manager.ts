@@ -111,6 +111,17 @@ export class SessionManager {
     });
   }
 
+  /**
+   * The Python interpreter this manager's kernels for `cwd` run, and how it was found: its own resolver's answer
+   * (a custom `resolveInterpreter`, a launcher, or the runtime's search), never a second opinion.
+   */
+  async resolveInterpreter(cwd: string): Promise<{ executable: string; reason?: string }> {
+    const resolved = await this.specs.resolveInterpreter(normaliseCwd(cwd));
+    return resolved.reason === undefined
+      ? { executable: resolved.executable }
+      : { executable: resolved.executable, reason: resolved.reason };
+  }
+
   /** Aborts when `dispose()` starts. */
   get signal(): AbortSignal {
     return this.disposeController.signal;

@@ -73,7 +73,14 @@ export interface EvalTool {
 /** Creates the eval tool. `createEvalTool({})` works: interpreter found by the runtime layer, session mode. */
 export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
   const config = adoptManagerSettings(resolveToolOptions(options));
-  const backends = new BackendSelector(config.enabled, config.python, config.cwd);
+  const shared = config.manager;
+  // A shared manager with its own resolver or launcher decides the interpreter: checkBackends() asks it.
+  const backends = new BackendSelector(
+    config.enabled,
+    config.python,
+    config.cwd,
+    shared?.settings.hasCustomInterpreter ? (cwd) => shared.resolveInterpreter(cwd) : undefined,
+  );
   // Built when first needed: the usual `{ cells: [{ code }] }` call is checked without it (input-schema.ts).
   let zodSchema: EvalInputSchema | undefined;
   const getZodSchema = () => {

@@ -94,6 +94,26 @@ describe("a tool on a shared manager", () => {
     60_000,
   );
 
+  it.skipIf(OTHER_PYTHON === undefined)(
+    "names the interpreter a manager's own resolveInterpreter picks in checkBackends()",
+    async () => {
+      const manager = makeManager({
+        python: undefined,
+        resolveInterpreter: async () => ({
+          executable: OTHER_PYTHON ?? "",
+          env: { PATH: process.env.PATH ?? "" },
+        }),
+      });
+      const tool = createEvalTool({ manager, cwd: makeTempDir("shared-resolver"), js: false });
+      tools.push(tool);
+      const status = await tool.checkBackends();
+      expect(status.py.executable).toBe(OTHER_PYTHON);
+      const ran = await tool.execute({ cells: [{ code: "import sys\nprint(sys.executable)" }] });
+      expect(realpathSync(ran.details.cells[0]?.text.trim() ?? "")).toBe(realpathSync(OTHER_PYTHON ?? ""));
+    },
+    60_000,
+  );
+
   it("passes its own bridge handlers with each call on a shared manager", async () => {
     const manager = makeManager();
     const tool = createEvalTool({
