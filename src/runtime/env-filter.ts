@@ -250,7 +250,9 @@ export function collectSecretValues(
     seen.add(value);
     found.push({ name, value });
   };
-  for (const [name, value] of Object.entries(env)) {
+  // Keys, then each value: on `process.env` (read at every call) this is about half the cost of Object.entries.
+  for (const name of Object.keys(env)) {
+    const value = env[name];
     if (value === undefined) continue;
     // Passwords in URLs join the list on their own: the kernel may see the URL without them (proxies), and
     // a program may print the password alone or percent-decoded.

@@ -25,16 +25,26 @@ function isSameList(a: readonly SecretValue[], b: readonly SecretValue[]): boole
   return true;
 }
 
+/** Both lists, each value once, longest first (as collectSecretValues orders one). */
+function mergeSecrets(a: readonly SecretValue[], b: readonly SecretValue[]): SecretValue[] {
+  const seen = new Set(a.map((secret) => secret.value));
+  return [...a, ...b.filter((secret) => !seen.has(secret.value))].sort(
+    (x, y) => y.value.length - x.value.length,
+  );
+}
+
 /**
  * A reader of the environment plus `extra` (the tool's own `env` option). Each `forCall()` reads afresh; a list
  * equal to the previous one is the previous object, so the redactors compiled for it are reused.
  */
 export function createSecretReader(extra: Record<string, string>): { forCall(): CallSecrets } {
   let last: Snapshot | undefined;
+  const hasExtra = Object.keys(extra).length > 0;
   const read = (): Snapshot => {
-    const secrets = collectSecretValues(
-      Object.keys(extra).length === 0 ? process.env : { ...process.env, ...extra },
-    );
+    // No copy of process.env (a spread costs more than the read): the tool's own `env` is collected apart.
+    const secrets = hasExtra
+      ? mergeSecrets(collectSecretValues(process.env), collectSecretValues(extra))
+      : collectSecretValues(process.env);
     if (last !== undefined && isSameList(last.secrets, secrets)) return last;
     last = { secrets, redact: createRedactor(secrets) };
     return last;
