@@ -106,7 +106,8 @@ interface HeldItem {
  * Markers are not trusted: cell code shares the runner's process and can write one. The runner's markers rise on
  * each pipe, so a marker below the pipe's last one shows the last one was forged (what followed it is re-dated to
  * the epoch it was written in), and whatever happens, no more than `maxHeldBytes` wait: past that everything held
- * is delivered in epoch order and ordering gives way to arrival order (nothing is lost, the host stays bounded).
+ * is delivered in epoch order and ordering gives way to arrival order (nothing is lost, the host stays bounded)
+ * until the runner's next marker on that pipe shows the forgery and brings the real epoch back.
  */
 export class OrderedChannels {
   private epoch = 0;
@@ -177,6 +178,8 @@ export class OrderedChannels {
   private unforge(source: number, n: number): void {
     this.seen[source] = n;
     for (const entry of this.held) if (entry.source === source && entry.epoch >= n) entry.epoch = n - 1;
+    // A release past the bound may have jumped to the forged epoch: back to the real one, so order holds again.
+    this.epoch = Math.min(this.epoch, Math.max(n - 1, Math.min(...this.seen)));
     this.deliverUpTo(this.epoch);
   }
 

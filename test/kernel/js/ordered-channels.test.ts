@@ -62,4 +62,21 @@ describe("OrderedChannels and forged markers", () => {
     merger.frame({ type: "sync", sync: 2 });
     expect(texts()).toBe("<display>out err ");
   });
+
+  it("restores ordering after a release past the bound once the runner's next marker shows the forgery", () => {
+    const { merger, texts } = collect(1024);
+    syncPoint(merger, 1);
+    merger.stdout(marker(999_999_999));
+    merger.stdout(Buffer.from("x".repeat(2000)));
+    syncPoint(merger, 2, { type: "done" });
+    const before = texts().length;
+    // A later cell: stderr text of epoch 4 must wait for the frame of epoch 3 that precedes it.
+    syncPoint(merger, 3, { type: "display" });
+    merger.stdout(marker(4));
+    merger.stderr(marker(4));
+    merger.stderr(Buffer.from("err"));
+    expect(texts().slice(before)).toBe("<display>");
+    merger.frame({ type: "sync", sync: 4 });
+    expect(texts().slice(before)).toBe("<display>err");
+  });
 });
