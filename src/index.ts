@@ -116,6 +116,8 @@ export type {
   SessionCellOutcome,
   SessionCellStatus,
   SessionManagerOptions,
+  /** What a manager's kernels run with (`manager.settings`): what a tool sharing it must agree with. */
+  SessionManagerSettings,
   SessionRunRequest,
 } from "./session/session-types.js";
 /** Backend availability reported by `tool.checkBackends()` (with a Jupyter server: its URL and languages). */

@@ -4,6 +4,7 @@ import { PARSE_ONCE } from "../contracts/lazy-schema.js";
 import { EvalkitError } from "../errors.js";
 import type { JupyterServer } from "../kernel/jupyter/jupyter-server.js";
 import type { Kernel } from "../kernel/kernel.js";
+import { resolveSandboxSetting } from "../runtime/sandbox-setting.js";
 import { HostBridge } from "./bridge-handlers.js";
 import { normaliseCwd } from "./call-cwd.js";
 import { ConcurrencyLimiter } from "./concurrency-limiter.js";
@@ -20,6 +21,7 @@ import type {
   SessionCallRequest,
   SessionCellOutcome,
   SessionManagerOptions,
+  SessionManagerSettings,
   SessionRunRequest,
 } from "./session-types.js";
 import { sessionSchemas, validateCallRequest, validateInput } from "./session-validation.js";
@@ -61,6 +63,8 @@ export class SessionManager {
   private readonly defaultTimeoutSec: number;
   private readonly maxTimeoutSec: number;
   private readonly crashLoopThreshold: number;
+  /** What the kernels run with (a tool sharing this manager checks its own options against it). */
+  readonly settings: Readonly<SessionManagerSettings>;
   private disposing: Promise<void> | undefined;
   private readonly jupyterSettings: SessionManagerOptions["jupyter"];
   private jupyterServer: Promise<JupyterServer> | undefined;
@@ -80,6 +84,15 @@ export class SessionManager {
     this.maxTimeoutSec = options.maxTimeoutSec ?? DEFAULT_MAX_TIMEOUT_SEC;
     this.crashLoopThreshold = options.crashLoopThreshold ?? DEFAULT_CRASH_LOOP_THRESHOLD;
     this.jupyterSettings = options.jupyter ? { ...options.jupyter } : undefined;
+    const sandbox = resolveSandboxSetting(options.sandbox, process.cwd());
+    const limits =
+      options.limits && Object.keys(options.limits).length > 0 ? { ...options.limits } : undefined;
+    this.settings = Object.freeze({
+      sandbox,
+      limits,
+      python: options.python,
+      hasCustomInterpreter: options.resolveInterpreter !== undefined || (options.launcher?.length ?? 0) > 0,
+    });
     this.specs = new KernelSpecCache({
       resolveInterpreter:
         options.resolveInterpreter ?? createDefaultResolver(options.python, extraEnv, options.launcher),
@@ -87,8 +100,8 @@ export class SessionManager {
       extraEnv,
       launcher: options.launcher,
       interruptGraceMs: this.interruptGraceMs,
-      sandbox: options.sandbox,
-      limits: options.limits,
+      sandbox,
+      limits,
       jupyter: this.jupyterSettings ? () => this.connectJupyter() : undefined,
     });
     this.bridge = new HostBridge(options.bridge);
@@ -101,6 +114,17 @@ export class SessionManager {
         return slot !== undefined && (slot.openCalls > 0 || slot.queue.inFlight > 0);
       },
     });
+  }
+
+  /**
+   * The Python interpreter this manager's kernels for `cwd` run, and how it was found: its own resolver's answer
+   * (a custom `resolveInterpreter`, a launcher, or the runtime's search), never a second opinion.
+   */
+  async resolveInterpreter(cwd: string): Promise<{ executable: string; reason?: string }> {
+    const resolved = await this.specs.resolveInterpreter(normaliseCwd(cwd));
+    return resolved.reason === undefined
+      ? { executable: resolved.executable }
+      : { executable: resolved.executable, reason: resolved.reason };
   }
 
   /** Aborts when `dispose()` starts. */

@@ -62,17 +62,25 @@ interface PythonCheck {
   version?: string;
 }
 
+/** Another layer's own interpreter choice (a shared manager's custom resolver or launcher) for a cwd. */
+export type InterpreterLookup = (cwd: string) => Promise<{ executable: string; reason?: string }>;
+
 /** Tracks backend availability for one tool and routes cells to a language. */
 export class BackendSelector {
   private pythonCheck: PythonCheck | undefined;
   private pending: Promise<PythonCheck> | undefined;
   private readonly remoteRoutes = new Map<string, CellRoute>();
 
+  /**
+   * `lookup`, when given, is what picks the interpreter the cells really run (a shared manager with its own
+   * resolver): the check asks it instead of running the runtime's search, so `status()` names that interpreter.
+   */
   constructor(
     private readonly enabled: readonly CellLanguage[],
     private readonly python: string | undefined,
     private readonly cwd: string,
     private readonly remote: RemoteLanguages | undefined = undefined,
+    private readonly lookup?: InterpreterLookup,
   ) {}
 
   /** Languages exposed by configuration. */
@@ -212,6 +220,16 @@ export class BackendSelector {
     const options: { cwd: string; python?: string } = { cwd: this.cwd };
     if (this.python !== undefined) options.python = this.python;
     let check: PythonCheck;
+    if (this.lookup !== undefined) {
+      try {
+        const found = await this.lookup(this.cwd);
+        check = { ok: true, at: Date.now(), executable: found.executable };
+      } catch (err) {
+        check = { ok: false, at: Date.now(), reason: err instanceof Error ? err.message : String(err) };
+      }
+      this.pythonCheck = check;
+      return check;
+    }
     try {
       const resolved = await resolvePython(options);
       check = { ok: true, at: Date.now(), executable: resolved.executable, version: resolved.version };

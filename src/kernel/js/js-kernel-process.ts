@@ -197,7 +197,8 @@ export class JsKernelProcess {
       } catch {
         continue; // only the runner writes fd 3, and it writes JSON: nothing else can reach it
       }
-      if (typeof frame === "object" && frame !== null) this.merger.frame(frame as Record<string, unknown>);
+      if (typeof frame === "object" && frame !== null)
+        this.merger.frame(frame as Record<string, unknown>, line.length);
     }
   }
 
