@@ -43,7 +43,40 @@ export interface SandboxCommandSpec {
    * limit cannot fill the host's memory through files there. Needs a bwrap with `--size` (the probe tells).
    */
   tmpfsBytes?: number | undefined;
+  /** The seccomp program's file (sandbox-seccomp.ts); bwrap gets it as descriptor 9 from the launcher shell. */
+  seccompFile?: string | undefined;
+  /** `cgroup.procs` files the launcher joins before bwrap runs (sandbox-cgroup.ts). */
+  cgroupProcs?: readonly string[] | undefined;
 }
+
+/**
+ * Parts of /proc that reach the whole machine: kernel tunables (`sys`: `kernel.core_pattern` runs a program of
+ * the writer's choosing as root on the host, and uid 0 needs no capability to write it), the magic SysRq key,
+ * and driver and file-system switches. Bound read-only over the sandbox's own /proc; `/sys` is not shown at all.
+ */
+export const PROC_READ_ONLY = [
+  "/proc/sys",
+  "/proc/sysrq-trigger",
+  "/proc/fs",
+  "/proc/acpi",
+  "/proc/scsi",
+  "/proc/driver",
+  "/proc/tty",
+];
+
+/** The descriptor bwrap reads the seccomp program from (opened by the launcher shell). */
+const SECCOMP_FD = "9";
+
+/**
+ * `sh -c` that joins the kernel's cgroups (its own pid, so bwrap and all it starts are inside from their first
+ * instruction) and opens the seccomp program on descriptor 9, then becomes bwrap (exec: same pid, same group).
+ */
+const LAUNCH_SCRIPT = [
+  "s=$1; n=$2; shift 2",
+  'while [ "$n" -gt 0 ]; do echo $$ >"$1" || { echo "evalkit: cannot enter the kernel cgroup $1" >&2; exit 125; }; shift; n=$((n-1)); done',
+  'if [ -n "$s" ]; then exec "$@" 9<"$s"; fi',
+  'exec "$@"',
+].join("\n");
 
 /** `bwrap ... --` (the command follows). Everything the kernel should see is listed; the rest does not exist. */
 export function buildSandboxArgv(spec: SandboxCommandSpec): string[] {
@@ -56,6 +89,7 @@ export function buildSandboxArgv(spec: SandboxCommandSpec): string[] {
   };
   for (const root of SYSTEM_ROOTS) addSystemRoot(args, root);
   args.push("--proc", "/proc", "--dev", "/dev");
+  for (const p of PROC_READ_ONLY) args.push("--ro-bind-try", p, p);
   for (const target of ["/dev/shm", "/tmp", "/var/tmp"]) tmpfs(target);
   const home = usableHome(spec.home);
   if (home !== undefined) tmpfs(home);
@@ -91,11 +125,24 @@ export function buildSandboxArgv(spec: SandboxCommandSpec): string[] {
   }
 
   args.push("--chdir", cwd);
-  args.push("--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try");
+  // A user namespace always, for root too: any capability the kernel could regain is its namespace's, which
+  // owns nothing of the host's.
+  args.push("--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try");
   if (!spec.sandbox.network) args.push("--unshare-net");
+  if (spec.seccompFile !== undefined) args.push("--seccomp", SECCOMP_FD);
   // No capabilities even when the host runs as root; killed with its parent; no terminal to push keys into.
   args.push("--cap-drop", "ALL", "--die-with-parent", "--new-session", "--");
-  return [spec.bwrap, ...args];
+  const procs = spec.cgroupProcs ?? [];
+  if (spec.seccompFile === undefined && procs.length === 0) return [spec.bwrap, ...args];
+  const launch = [
+    "/bin/sh",
+    "-c",
+    LAUNCH_SCRIPT,
+    "evalkit-sandbox",
+    spec.seccompFile ?? "",
+    String(procs.length),
+  ];
+  return [...launch, ...procs, spec.bwrap, ...args];
 }
 
 /**

@@ -2,6 +2,7 @@
 import type { CellLanguage } from "../contracts/cell-result.js";
 import { EvalkitError, isEvalkitError } from "../errors.js";
 import type { Kernel } from "../kernel/kernel.js";
+import { describeWeakMemoryLimit } from "../runtime/sandbox-layers.js";
 import type { HostBridge } from "./bridge-handlers.js";
 import { cancelledByDispose, cancelledWhileQueued } from "./cell-outcome.js";
 import { runCell } from "./cell-runner.js";
@@ -63,6 +64,8 @@ export class SessionCall {
   private tail: Promise<unknown> = Promise.resolve();
   private callSignals: AbortSignal[] | undefined;
   private isClosed = false;
+  /** Whether this call already said that its sandbox's memory limit is an rlimit only (once per call). */
+  private hasLimitNotice = false;
 
   constructor(private readonly context: SessionCallContext) {}
 
@@ -184,6 +187,12 @@ export class SessionCall {
             ? "previous kernel was killed after it ignored an interrupt"
             : `previous kernel died during a cell`;
         this.loseKernel(language, lease, reason);
+      }
+      if (!this.hasLimitNotice) {
+        this.hasLimitNotice = true;
+        const spec = lease.entry?.spec ?? (await context.describeSpec(language));
+        const weak = spec.sandbox ? describeWeakMemoryLimit(spec.limits) : undefined;
+        if (weak !== undefined) notices.push(weak);
       }
       if (notices.length > 0) outcome.notices = [...notices, ...outcome.notices];
       return outcome;

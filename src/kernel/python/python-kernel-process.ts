@@ -2,6 +2,7 @@
 // exit classification and the end through the shared kill ladder. PythonKernel drives cells over it.
 import { type ChildProcess, spawn } from "node:child_process";
 import { EvalkitError } from "../../errors.js";
+import type { KernelCgroup } from "../../runtime/sandbox-cgroup.js";
 import { createRandomToken } from "../../text/random-tokens.js";
 import type { KernelExit } from "../kernel.js";
 import { climbKillLadder, reapKernelTree, waitForChildExit } from "../kill-ladder.js";
@@ -52,7 +53,7 @@ export class PythonKernelProcess {
   private onReady: ((frame: ReadyFrame) => void) | undefined;
 
   constructor(
-    private readonly options: PythonKernelOptions,
+    private readonly options: PythonKernelOptions & { cgroup?: KernelCgroup },
     private readonly command: { command: string; args: string[]; env: Record<string, string> },
     private readonly events: PythonProcessEvents,
     private readonly trace: boolean,
@@ -237,7 +238,7 @@ export class PythonKernelProcess {
     };
     const cause = this.isShutdownRequested
       ? undefined
-      : (describeLimitDeath(this.options.limits, signal) ??
+      : (describeLimitDeath(this.options.limits, signal, this.options.cgroup) ??
         describeLostConnection(this.options.launcher, exitCode));
     if (cause !== undefined) exit.cause = cause;
     this.exitInfo = exit;

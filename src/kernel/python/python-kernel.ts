@@ -1,6 +1,8 @@
 // One retained Python interpreter: spawn through the bootstrap, handshake, execute cells, interrupt, kill ladder.
 
 import { EvalkitError } from "../../errors.js";
+import { resolveEvalkitHome } from "../../runtime/evalkit-home.js";
+import { type KernelLayers, prepareKernelLayers } from "../../runtime/sandbox-layers.js";
 import { requireSandboxFeatures } from "../../runtime/sandbox-probe.js";
 import { CellQueue } from "../cell-queue.js";
 import type { ExecuteOptions, ExecuteOutcome, Kernel, KernelExit } from "../kernel.js";
@@ -37,6 +39,8 @@ export class PythonKernel implements Kernel {
   private readonly completers = new ReplyWaiters<CompleteReply>();
   private cellSerial = 0;
   private readonly name = `k${++kernelSerial}`;
+  /** The sandbox's seccomp file and cgroup (removed when the process ends). */
+  private layers: KernelLayers | undefined;
 
   constructor(options: PythonKernelOptions) {
     this.options = options;
@@ -61,9 +65,18 @@ export class PythonKernel implements Kernel {
       });
     }
     const bwrap = this.options.sandbox ? await requireSandboxFeatures() : undefined;
-    const { command, args, env, runnerConfig } = buildPythonLaunch(this.options, bwrap);
+    const hostEnv = this.options.env ?? process.env;
+    this.layers = bwrap ? prepareKernelLayers(this.options.limits, resolveEvalkitHome(hostEnv)) : undefined;
+    let launch: ReturnType<typeof buildPythonLaunch>;
+    try {
+      launch = buildPythonLaunch(this.options, bwrap, this.layers);
+    } catch (err) {
+      this.layers?.cgroup?.remove();
+      throw err;
+    }
+    const { command, args, env, runnerConfig } = launch;
     const proc = new PythonKernelProcess(
-      this.options,
+      { ...this.options, ...(this.layers?.cgroup ? { cgroup: this.layers.cgroup } : {}) },
       { command, args, env },
       {
         onFrame: (frame, isPlain) => this.onFrame(frame, isPlain),
@@ -231,6 +244,7 @@ export class PythonKernel implements Kernel {
   }
 
   private onProcessExit(exit: KernelExit): void {
+    this.layers?.cgroup?.remove();
     const cell = this.running;
     this.running = undefined;
     this.completions.answerAll(() => ({ status: "invalid", indent: "" }));
