@@ -64,6 +64,9 @@ export const PROC_READ_ONLY = [
   "/proc/tty",
 ];
 
+/** Never bound, whatever an interpreter's prefix or pyvenv.cfg says: the host's processes, devices and sockets. */
+const NEVER_SHOWN = ["/proc", "/sys", "/dev", "/run"];
+
 /** The descriptor bwrap reads the seccomp program from (opened by the launcher shell). */
 const SECCOMP_FD = "9";
 
@@ -98,8 +101,11 @@ export function buildSandboxArgv(spec: SandboxCommandSpec): string[] {
   const readOnly = new Set<string>();
   const links: [target: string, link: string][] = [];
   for (const executable of spec.executables) {
-    for (const prefix of installPrefixes(executable))
+    for (const prefix of installPrefixes(executable)) {
+      // A venv's pyvenv.cfg may be a cell's (in the cwd): its `home` never shows kernel or runtime state.
+      if (isCovered(prefix, NEVER_SHOWN)) continue;
       readOnly.add(narrowToHideHomes(prefix, executable, homes));
+    }
     const absolute = path.resolve(executable);
     const real = realOrSelf(absolute);
     if (real !== absolute) links.push([real, absolute]);
@@ -218,8 +224,13 @@ export function installPrefixes(executable: string): string[] {
   // A symlink's own prefix only when it is a venv (its site-packages live there); for any other link it could
   // be a whole `~/.local`, and the link is recreated inside instead (buildSandboxArgv).
   if (real === absolute || base !== undefined) add(absolute);
-  if (base !== undefined) add(path.join(realOrSelf(base), "python"));
+  // Only a base that holds an interpreter: pyvenv.cfg may have been written by a cell to show another folder.
+  if (base !== undefined && hasInterpreter(realOrSelf(base))) add(path.join(realOrSelf(base), "python"));
   return [...prefixes];
+}
+
+function hasInterpreter(bin: string): boolean {
+  return ["python3", "python"].some((name) => existsSync(path.join(bin, name)));
 }
 
 function readVenvHome(prefix: string): string | undefined {

@@ -78,8 +78,13 @@ export class SessionManager {
     this.crashLoopThreshold = options.crashLoopThreshold ?? DEFAULT_CRASH_LOOP_THRESHOLD;
     this.specs = new KernelSpecCache({
       resolveInterpreter:
-        options.resolveInterpreter ?? createDefaultResolver(options.python, extraEnv, options.launcher),
-      resolveCacheMs: options.resolveCacheMs ?? DEFAULT_RESOLVE_CACHE_MS,
+        options.resolveInterpreter ??
+        createDefaultResolver(options.python, extraEnv, options.launcher, options.sandbox),
+      // Sandboxed, a cwd's interpreter is fixed by its first resolution: a cell that plants a venv later does
+      // not change what the next kernel (after a reset or a crash) runs.
+      resolveCacheMs: options.sandbox
+        ? Number.POSITIVE_INFINITY
+        : (options.resolveCacheMs ?? DEFAULT_RESOLVE_CACHE_MS),
       extraEnv,
       launcher: options.launcher,
       interruptGraceMs: this.interruptGraceMs,

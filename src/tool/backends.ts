@@ -50,6 +50,8 @@ export class BackendSelector {
     private readonly enabled: readonly CellLanguage[],
     private readonly python: string | undefined,
     private readonly cwd: string,
+    /** Sandbox-writable directories (a sandboxed tool): nothing there is run by the check (python-untrusted.ts). */
+    private readonly untrusted?: string[],
   ) {}
 
   /** Languages exposed by configuration. */
@@ -136,8 +138,9 @@ export class BackendSelector {
   }
 
   private async runCheck(): Promise<PythonCheck> {
-    const options: { cwd: string; python?: string } = { cwd: this.cwd };
+    const options: { cwd: string; python?: string; untrusted?: string[] } = { cwd: this.cwd };
     if (this.python !== undefined) options.python = this.python;
+    if (this.untrusted !== undefined) options.untrusted = this.untrusted;
     let check: PythonCheck;
     try {
       const resolved = await resolvePython(options);

@@ -73,7 +73,8 @@ export interface EvalTool {
 /** Creates the eval tool. `createEvalTool({})` works: interpreter found by the runtime layer, session mode. */
 export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
   const config = resolveToolOptions(options);
-  const backends = new BackendSelector(config.enabled, config.python, config.cwd);
+  const untrusted = config.sandbox ? [config.cwd, ...config.sandbox.writable] : undefined;
+  const backends = new BackendSelector(config.enabled, config.python, config.cwd, untrusted);
   // Built when first needed: the usual `{ cells: [{ code }] }` call is checked without it (input-schema.ts).
   let zodSchema: EvalInputSchema | undefined;
   const getZodSchema = () => {
