@@ -41,6 +41,8 @@ export interface SessionCallContext {
   createKernel: (spec: KernelSpec) => Kernel;
   /** Per-call kernels register here so `dispose()` can reach them. */
   trackOwnKernel: (kernel: Kernel) => () => void;
+  /** Sandboxed: CWD_INVALID when the cwd was swapped or moved since the session started (cwd-pin.ts). */
+  checkCwd?: () => void;
 }
 
 interface Lease {
@@ -257,6 +259,7 @@ export class SessionCall {
       if (this.context.disposeSignal.aborted) {
         throw new EvalkitError("DISPOSED", "the session manager was disposed");
       }
+      this.context.checkCwd?.();
       const kernel = this.context.createKernel(spec);
       const untrack = this.context.trackOwnKernel(kernel);
       try {

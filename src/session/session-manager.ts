@@ -6,6 +6,7 @@ import type { Kernel } from "../kernel/kernel.js";
 import { HostBridge } from "./bridge-handlers.js";
 import { normaliseCwd } from "./call-cwd.js";
 import { ConcurrencyLimiter } from "./concurrency-limiter.js";
+import { CwdPins } from "./cwd-pin.js";
 import { createDefaultKernel, createDefaultResolver } from "./default-kernels.js";
 import { DEFAULT_MAX_TIMEOUT_SEC, DEFAULT_TIMEOUT_SEC } from "./idle-timeout.js";
 import { JobRegistry } from "./job-registry.js";
@@ -61,6 +62,8 @@ export class SessionManager {
   private readonly maxTimeoutSec: number;
   private readonly crashLoopThreshold: number;
   private disposing: Promise<void> | undefined;
+  /** Sandboxed managers only: each cwd as it was at its first call (cwd-pin.ts). */
+  private readonly cwdPins: CwdPins | undefined;
   /** Per-call kernels register here so `dispose()` can reach them (one function for every call). */
   private readonly trackOwnKernel = (kernel: Kernel): (() => void) => {
     this.ownKernels.add(kernel);
@@ -76,6 +79,7 @@ export class SessionManager {
     this.defaultTimeoutSec = options.defaultTimeoutSec ?? DEFAULT_TIMEOUT_SEC;
     this.maxTimeoutSec = options.maxTimeoutSec ?? DEFAULT_MAX_TIMEOUT_SEC;
     this.crashLoopThreshold = options.crashLoopThreshold ?? DEFAULT_CRASH_LOOP_THRESHOLD;
+    this.cwdPins = options.sandbox ? new CwdPins() : undefined;
     this.specs = new KernelSpecCache({
       resolveInterpreter:
         options.resolveInterpreter ??
@@ -137,7 +141,10 @@ export class SessionManager {
     validateCallRequest(request);
     if (this.isDisposed) throw new EvalkitError("DISPOSED", "the session manager was disposed");
     const sessionId = request.sessionId ?? "default";
-    const cwd = normaliseCwd(request.cwd ?? process.cwd());
+    const given = request.cwd ?? process.cwd();
+    const cwd = normaliseCwd(given);
+    const pins = this.cwdPins;
+    pins?.check(given, cwd);
     const group = makeGroupKey(sessionId, cwd);
     let slot = this.queues.get(group);
     if (!slot) {
@@ -169,6 +176,8 @@ export class SessionManager {
       describeSpecNow: (language) => this.specs.describeSpecNow(language, sessionId, cwd),
       createKernel: this.createKernel,
       trackOwnKernel: this.trackOwnKernel,
+      // Checked again before every kernel start: a cell may swap the cwd during the call, then crash its kernel.
+      ...(pins ? { checkCwd: () => pins.check(given, normaliseCwd(given)) } : {}),
     });
     return call;
   }
