@@ -68,6 +68,7 @@ export function createKernelCgroup(limits: {
     for (const parent of found.kind === "v1" ? [found.memory, found.pids] : [found.parent])
       if (parent) sweepStale(parent);
   }
+  if (found.kind === "v2" && !enableControllers(found)) return undefined;
   const name = `${PREFIX}${process.pid}-${++serial}`;
   const dirs: string[] = [];
   try {
@@ -147,34 +148,38 @@ function findSupport(): CgroupSupport {
   return v2Support(unified);
 }
 
-/** A v2 cgroup can hold kernels when memory is (or can be) enabled for its children and they can be made. */
+/** A v2 cgroup can hold kernels when memory is delegated to it and it is writable (doctor only reads). */
 function v2Support(dir: string): CgroupSupport {
   const controllers = readWords(path.join(dir, "cgroup.controllers"));
   if (!controllers.includes("memory")) {
     return { kind: "none", reason: `the memory controller is not delegated to ${dir} (cgroup v2)` };
   }
-  if (!isWritableDir(dir))
+  if (!isWritableDir(dir)) {
     return { kind: "none", reason: `${dir} is not writable by this user (no delegated cgroup v2 subtree)` };
-  const subtree = path.join(dir, "cgroup.subtree_control");
-  let enabled = readWords(subtree);
-  const wanted = ["memory", ...(controllers.includes("pids") ? ["pids"] : [])].filter(
-    (c) => !enabled.includes(c),
-  );
-  if (wanted.length > 0) {
-    try {
-      writeFileSync(subtree, wanted.map((c) => `+${c}`).join(" "));
-    } catch (err) {
-      // A cgroup with processes cannot hand controllers to children (the "no internal processes" rule).
-      return {
-        kind: "none",
-        reason: `memory cannot be enabled for children of ${dir} (${(err as Error).message}); run evalkit in a delegated cgroup (systemd-run --user -p Delegate=yes)`,
-      };
-    }
-    enabled = readWords(subtree);
   }
-  if (!enabled.includes("memory"))
-    return { kind: "none", reason: `memory is not enabled for children of ${dir}` };
-  return { kind: "v2", parent: dir, hasPids: enabled.includes("pids") };
+  return { kind: "v2", parent: dir, hasPids: controllers.includes("pids") };
+}
+
+/**
+ * Hands memory (and pids) to the children of `dir` before the first kernel cgroup is made there. A cgroup with
+ * processes of its own cannot (the "no internal processes" rule): then the limits are rlimits, and from now on
+ * every call says so.
+ */
+function enableControllers(found: Extract<CgroupSupport, { kind: "v2" }>): boolean {
+  const subtree = path.join(found.parent, "cgroup.subtree_control");
+  const wanted = ["memory", ...(found.hasPids ? ["pids"] : [])];
+  const missing = wanted.filter((c) => !readWords(subtree).includes(c));
+  if (missing.length === 0) return true;
+  try {
+    writeFileSync(subtree, missing.map((c) => `+${c}`).join(" "));
+    return true;
+  } catch (err) {
+    support = {
+      kind: "none",
+      reason: `memory cannot be enabled for children of ${found.parent} (${(err as Error).message}); run evalkit in a delegated cgroup (systemd-run --user -p Delegate=yes)`,
+    };
+    return false;
+  }
 }
 
 /** The directory of this process's cgroup in the v1 hierarchy of `controller`. */

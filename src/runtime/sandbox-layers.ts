@@ -36,8 +36,14 @@ export function describeWeakMemoryLimit(limits: ResourceLimits | undefined): str
   return `memory limit ${limits.memoryMb} MB is an rlimit only (no cgroup here: ${found.reason}): memory from memfd_create, shared mappings and tmpfs files is not counted`;
 }
 
+/** One sandbox layer and whether (and how) it is active on this machine. */
+export interface SandboxLayer {
+  name: string;
+  state: string;
+}
+
 /** One line per layer, for `evalkit doctor`. */
-export function describeSandboxLayers(): { name: string; state: string }[] {
+export function describeSandboxLayers(): SandboxLayer[] {
   const table = syscallTable();
   const found = detectCgroupSupport();
   return [
