@@ -66,7 +66,7 @@ export function createKernelCgroup(limits: {
   if (!isSwept) {
     isSwept = true;
     for (const parent of found.kind === "v1" ? [found.memory, found.pids] : [found.parent])
-      if (parent) sweepStale(parent);
+      if (parent) sweepStaleCgroups(parent);
   }
   if (found.kind === "v2" && !enableControllers(found)) return undefined;
   const name = `${PREFIX}${process.pid}-${++serial}`;
@@ -263,8 +263,8 @@ function removeDirs(dirs: readonly string[], attempt = 0): void {
     setTimeout(() => removeDirs(left, attempt + 1), 50 * (attempt + 1)).unref();
 }
 
-/** Removes `evalkit-<pid>-<n>` cgroups with no processes whose host is gone (or that are old). */
-function sweepStale(parent: string): void {
+/** Removes `evalkit-<pid>-<n>` cgroups under `parent` with no processes whose host is gone (or that are old). */
+export function sweepStaleCgroups(parent: string): void {
   let names: string[];
   try {
     names = readdirSync(parent).filter((name) => name.startsWith(PREFIX));

@@ -199,7 +199,7 @@ describe.skipIf(sandboxSkipReason !== "")(`escapes from a sandboxed cell ${sandb
         "const { execFileSync } = await import('node:child_process');",
         "const { Worker } = await import('node:worker_threads');",
         "const fromWorker = await new Promise((r) => new Worker('require(\"worker_threads\").parentPort.postMessage(6*7)', { eval: true }).on('message', r));",
-        "`${execFileSync('echo', ['child']).toString().trim()} ${fromWorker}`",
+        "execFileSync('echo', ['child']).toString().trim() + ' ' + fromWorker",
       ].join("\n");
       const jsRun = await execSandboxed(user, [js], { ...dirs(), flags: ["--lang", "js"] });
       expect(jsRun.cells[0]?.text.trim()).toBe("'child 42'");
