@@ -1,5 +1,13 @@
 // Builds the bubblewrap command prefix that runs a kernel in the sandbox (docs/sandbox.md has the layout and why).
-import { existsSync, lstatSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  lstatSync,
+  openSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+} from "node:fs";
 import path from "node:path";
 import { checkWritablePaths, homesToHide, isCovered, revealsHome } from "./sandbox-guard.js";
 import type { ResolvedSandbox } from "./sandbox-types.js";
@@ -43,8 +51,11 @@ export interface SandboxCommandSpec {
    * limit cannot fill the host's memory through files there. Needs a bwrap with `--size` (the probe tells).
    */
   tmpfsBytes?: number | undefined;
-  /** The seccomp program's file (sandbox-seccomp.ts); bwrap gets it as descriptor 9 from the launcher shell. */
-  seccompFile?: string | undefined;
+  /**
+   * A seccomp program (sandbox-seccomp.ts) waits on descriptor {@link SECCOMP_FD} of the spawned process:
+   * the spawner opens it there ({@link openSeccompStdio}).
+   */
+  hasSeccompFd?: boolean | undefined;
   /** `cgroup.procs` files the launcher joins before bwrap runs (sandbox-cgroup.ts). */
   cgroupProcs?: readonly string[] | undefined;
 }
@@ -54,30 +65,38 @@ export interface SandboxCommandSpec {
  * the writer's choosing as root on the host, and uid 0 needs no capability to write it), the magic SysRq key,
  * and driver and file-system switches. Bound read-only over the sandbox's own /proc; `/sys` is not shown at all.
  */
-export const PROC_READ_ONLY = [
-  "/proc/sys",
-  "/proc/sysrq-trigger",
-  "/proc/fs",
-  "/proc/acpi",
-  "/proc/scsi",
-  "/proc/driver",
-  "/proc/tty",
-];
+export const PROC_READ_ONLY = ["/proc/sys", "/proc/sysrq-trigger"];
 
 /** Never bound, whatever an interpreter's prefix or pyvenv.cfg says: the host's processes, devices and sockets. */
 const NEVER_SHOWN = ["/proc", "/sys", "/dev", "/run"];
 
-/** The descriptor bwrap reads the seccomp program from (opened by the launcher shell). */
-const SECCOMP_FD = "9";
+/** The descriptor bwrap reads the seccomp program from (the spawner opens the file there). */
+export const SECCOMP_FD = 9;
+
+/**
+ * `stdio` for spawn with the seccomp program opened on {@link SECCOMP_FD} (a fresh open each time: bwrap reads
+ * to the end, and a shared offset would leave the next kernel an empty program), and the descriptor to close
+ * once the process is spawned. `stdio` unchanged when there is no program.
+ */
+export function openSeccompStdio(
+  stdio: ("pipe" | "ignore")[],
+  file: string | undefined,
+): { stdio: ("pipe" | "ignore" | number)[]; close: () => void } {
+  if (file === undefined) return { stdio, close: () => undefined };
+  const fd = openSync(file, "r");
+  const padded: ("pipe" | "ignore" | number)[] = [...stdio];
+  while (padded.length < SECCOMP_FD) padded.push("ignore");
+  padded[SECCOMP_FD] = fd;
+  return { stdio: padded, close: () => closeSync(fd) };
+}
 
 /**
  * `sh -c` that joins the kernel's cgroups (its own pid, so bwrap and all it starts are inside from their first
- * instruction) and opens the seccomp program on descriptor 9, then becomes bwrap (exec: same pid, same group).
+ * instruction), then becomes bwrap (exec: same pid, same group). Only kernels with limits pay for the shell.
  */
 const LAUNCH_SCRIPT = [
-  "s=$1; n=$2; shift 2",
+  "n=$1; shift",
   'while [ "$n" -gt 0 ]; do echo $$ >"$1" || { echo "evalkit: cannot enter the kernel cgroup $1" >&2; exit 125; }; shift; n=$((n-1)); done',
-  'if [ -n "$s" ]; then exec "$@" 9<"$s"; fi',
   'exec "$@"',
 ].join("\n");
 
@@ -135,20 +154,21 @@ export function buildSandboxArgv(spec: SandboxCommandSpec): string[] {
   // owns nothing of the host's.
   args.push("--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try");
   if (!spec.sandbox.network) args.push("--unshare-net");
-  if (spec.seccompFile !== undefined) args.push("--seccomp", SECCOMP_FD);
+  if (spec.hasSeccompFd) args.push("--seccomp", String(SECCOMP_FD));
   // No capabilities even when the host runs as root; killed with its parent; no terminal to push keys into.
   args.push("--cap-drop", "ALL", "--die-with-parent", "--new-session", "--");
   const procs = spec.cgroupProcs ?? [];
-  if (spec.seccompFile === undefined && procs.length === 0) return [spec.bwrap, ...args];
-  const launch = [
+  if (procs.length === 0) return [spec.bwrap, ...args];
+  return [
     "/bin/sh",
     "-c",
     LAUNCH_SCRIPT,
     "evalkit-sandbox",
-    spec.seccompFile ?? "",
     String(procs.length),
+    ...procs,
+    spec.bwrap,
+    ...args,
   ];
-  return [...launch, ...procs, spec.bwrap, ...args];
 }
 
 /**

@@ -112,6 +112,7 @@ function assemble(code: Instruction[]): Buffer {
 }
 
 let programFile: string | null | undefined;
+let program: Buffer | null | undefined;
 
 /**
  * A file holding the filter, for the launcher to open as bwrap's `--seccomp` descriptor; undefined where this
@@ -119,9 +120,11 @@ let programFile: string | null | undefined;
  * cell never sees it), else in a private temporary directory.
  */
 export function seccompProgramFile(evalkitHome: string): string | undefined {
-  if (programFile !== undefined) return programFile ?? undefined;
-  const program = buildSeccompProgram();
-  if (program === undefined) {
+  // Written once; written again only if someone removed it meanwhile (a cleaned cache or temporary directory).
+  if (programFile === null) return undefined;
+  if (programFile !== undefined && existsSync(programFile)) return programFile;
+  program ??= buildSeccompProgram() ?? null;
+  if (program === null) {
     programFile = null;
     return undefined;
   }

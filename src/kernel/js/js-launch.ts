@@ -22,7 +22,7 @@ export type JsLaunch = Omit<JsProcessConfig, "cwd" | "onItem" | "onExit">;
 /** Works out how to launch node for a kernel with `options` in `cwd`. */
 export async function buildJsLaunch(options: JsKernelOptions, cwd: string): Promise<JsLaunch> {
   const { maxHeapMb, memoryMb } = memoryLimits(options);
-  const { launcher, python, cgroup } = await buildPrefix(options, cwd);
+  const { launcher, python, cgroup, seccompFile } = await buildPrefix(options, cwd);
   const node = options.node ?? process.execPath;
   const env = options.env ?? (process.env as Record<string, string>);
   const isRemote = !options.sandbox && (options.launcher?.length ?? 0) > 0;
@@ -36,6 +36,7 @@ export async function buildJsLaunch(options: JsKernelOptions, cwd: string): Prom
     ...(python !== null ? { parent: subreaperPrefix(python) } : {}),
     ...(options.sandbox ? { sandboxed: true } : {}),
     ...(cgroup ? { cgroup } : {}),
+    ...(seccompFile ? { seccompFile } : {}),
     ...(isRemote ? { isRemote: true } : {}),
     ...(options.limits?.cpuSeconds ? { cpuSeconds: options.limits.cpuSeconds } : {}),
   };
@@ -45,7 +46,7 @@ export async function buildJsLaunch(options: JsKernelOptions, cwd: string): Prom
 async function buildPrefix(
   options: JsKernelOptions,
   cwd: string,
-): Promise<{ launcher: string[]; python: string | null; cgroup?: KernelCgroup }> {
+): Promise<{ launcher: string[]; python: string | null; cgroup?: KernelCgroup; seccompFile?: string }> {
   const sandboxed = options.sandbox ? await sandboxPrefix(options, cwd) : undefined;
   const wrapped = sandboxed ? sandboxed.argv : options.launcher;
   // In a sandbox the limits go inside (`bwrap … -- prlimit … -- node`): the sandbox is a user namespace of its
@@ -56,14 +57,19 @@ async function buildPrefix(
   const ownTasks = JS_KERNEL_TASKS + (python === null ? 0 : 1);
   const limits = limitPrefix(options.limits, ownTasks, () => (inOwnUserNs ? 1 : countOwnProcesses()));
   const launcher = options.sandbox ? [...(wrapped ?? []), ...limits] : [...limits, ...(wrapped ?? [])];
-  return { launcher, python, ...(sandboxed?.cgroup ? { cgroup: sandboxed.cgroup } : {}) };
+  return {
+    launcher,
+    python,
+    ...(sandboxed?.cgroup ? { cgroup: sandboxed.cgroup } : {}),
+    ...(sandboxed?.seccompFile ? { seccompFile: sandboxed.seccompFile } : {}),
+  };
 }
 
 /** bwrap around node: the node installation and evalkit's runner-js/ read-only, the cwd writable. */
 async function sandboxPrefix(
   options: JsKernelOptions,
   cwd: string,
-): Promise<{ argv: string[]; cgroup: KernelCgroup | undefined }> {
+): Promise<{ argv: string[]; cgroup: KernelCgroup | undefined; seccompFile: string | undefined }> {
   const env = options.env ?? process.env;
   const { bwrap, sizedTmpfs } = await requireSandboxFeatures();
   const memoryMb = options.memoryMb; // only an asked-for limit, not the default resident watch
@@ -82,10 +88,10 @@ async function sandboxPrefix(
     readOnly: [path.dirname(JS_RUNNER_MAIN)],
     // Files in the private tmpfs mounts are memory too: under a memory limit each is capped at it.
     tmpfsBytes: memoryMb !== undefined && sizedTmpfs ? memoryMb * 1024 * 1024 : undefined,
-    seccompFile: layers.seccompFile,
+    hasSeccompFd: layers.seccompFile !== undefined,
     cgroupProcs: layers.cgroup?.procsFiles,
   });
-  return { argv, cgroup: layers.cgroup };
+  return { argv, cgroup: layers.cgroup, seccompFile: layers.seccompFile };
 }
 
 /** Tasks a JS kernel needs for itself (node's ~7 threads, libuv's pool of 4), beyond what its cells start (+1 parent). */

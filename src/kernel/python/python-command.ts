@@ -31,6 +31,8 @@ export interface PythonLaunch {
   args: string[];
   env: Record<string, string>;
   runnerConfig: Record<string, unknown>;
+  /** The seccomp program the spawn opens on bwrap's descriptor (sandboxed kernels). */
+  seccompFile?: string;
 }
 
 /** The launch of a kernel with `options` (`bwrap`: the probed sandbox, when it runs in one), worked out now. */
@@ -44,7 +46,14 @@ export function buildPythonLaunch(
   // The host's tasks, counted before the sandbox exists (inside, the runner counts its own), plus bwrap itself.
   const processesBase =
     options.sandbox && options.limits?.processes !== undefined ? countOwnProcesses() + 1 : undefined;
-  return { command, args, env, runnerConfig: buildRunnerConfig(options, added, processesBase) };
+  const launch: PythonLaunch = {
+    command,
+    args,
+    env,
+    runnerConfig: buildRunnerConfig(options, added, processesBase),
+  };
+  if (bwrap !== undefined && layers?.seccompFile !== undefined) launch.seccompFile = layers.seccompFile;
+  return launch;
 }
 
 /**
@@ -111,7 +120,7 @@ function buildSandboxPrefix(
     readOnly: cache === false ? [] : [codeCache],
     // Files in the private tmpfs mounts are memory too: under a memory limit each is capped at it.
     tmpfsBytes: memoryMb !== undefined && features.sizedTmpfs ? memoryMb * 1024 * 1024 : undefined,
-    seccompFile: layers?.seccompFile,
+    hasSeccompFd: layers?.seccompFile !== undefined,
     cgroupProcs: layers?.cgroup?.procsFiles,
   });
 }

@@ -74,10 +74,10 @@ export class PythonKernel implements Kernel {
       this.layers?.cgroup?.remove();
       throw err;
     }
-    const { command, args, env, runnerConfig } = launch;
+    const { command, args, env, runnerConfig, seccompFile } = launch;
     const proc = new PythonKernelProcess(
       { ...this.options, ...(this.layers?.cgroup ? { cgroup: this.layers.cgroup } : {}) },
-      { command, args, env },
+      { command, args, env, ...(seccompFile ? { seccompFile } : {}) },
       {
         onFrame: (frame, isPlain) => this.onFrame(frame, isPlain),
         onProtocolError: (err) => this.failProtocol(err),
