@@ -8,7 +8,7 @@ import { EvalkitError } from "../errors.js";
  * other programs' files and Unix sockets in them (tmux, X11, ssh-agent): a socket there reaches outside the
  * sandbox whatever the network namespace says.
  */
-const SHARED_TEMP = ["/tmp", "/var/tmp", "/dev/shm"];
+const SHARED_TEMP = ["/tmp"]; // /var/tmp and /dev/shm are refused with the system areas, inside them too
 
 /**
  * Areas of the machine that are never a cell's to write, nor its cwd, nor inside either: kernel interfaces
