@@ -170,13 +170,24 @@ function enableControllers(found: Extract<CgroupSupport, { kind: "v2" }>): boole
   const wanted = ["memory", ...(found.hasPids ? ["pids"] : [])];
   const missing = wanted.filter((c) => !readWords(subtree).includes(c));
   if (missing.length === 0) return true;
+  const enable = () => writeFileSync(subtree, missing.map((c) => `+${c}`).join(" "));
   try {
-    writeFileSync(subtree, missing.map((c) => `+${c}`).join(" "));
+    try {
+      enable();
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EBUSY") throw err;
+      // The host itself is a process of the delegated cgroup: it moves to a leaf of its own (what systemd asks
+      // of delegated subtrees), and the parent can then hand out controllers if nothing else lives there.
+      const leaf = path.join(found.parent, `${PREFIX}host-${process.pid}`);
+      if (!existsSync(leaf)) mkdirSync(leaf);
+      writeFileSync(path.join(leaf, "cgroup.procs"), String(process.pid));
+      enable();
+    }
     return true;
   } catch (err) {
     support = {
       kind: "none",
-      reason: `memory cannot be enabled for children of ${found.parent} (${(err as Error).message}); run evalkit in a delegated cgroup (systemd-run --user -p Delegate=yes)`,
+      reason: `memory cannot be enabled for children of ${found.parent} (${(err as Error).message}); run evalkit in a delegated cgroup of its own (systemd-run --user -p Delegate=yes)`,
     };
     return false;
   }
