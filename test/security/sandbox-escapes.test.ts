@@ -109,6 +109,11 @@ describe.skipIf(sandboxSkipReason !== "")(`escapes from a sandboxed cell ${sandb
       const r = JSON.parse(cells[0]?.text ?? "{}");
       expect(["EROFS", "EACCES"]).toContain(r.core_pattern);
       expect(r).toMatchObject({ proc_sys_read_only: true, sys: false });
+      // The JS kernel runs in the same sandbox: r+ opens for writing without truncating anything.
+      const js =
+        "const fs = await import('node:fs');\n(() => { try { fs.closeSync(fs.openSync('/proc/sys/kernel/core_pattern', 'r+')); return 'writable'; } catch (e) { return e.code; } })()";
+      const jsRun = await execSandboxed(user, [js], { ...dirs(), flags: ["--lang", "js"] });
+      expect(["'EROFS'", "'EACCES'"]).toContain(jsRun.cells[0]?.text.trim());
     }, 60_000);
 
     it("is refused tracing, namespaces, keyrings, eBPF, perf, userfaultfd, mounts and terminal injection by the seccomp filter", async () => {
