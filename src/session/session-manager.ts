@@ -1,7 +1,7 @@
 // SessionManager: owns every kernel; decides which kernel serves a call (retained or per-call) and disposes them.
 import type { CellLanguage } from "../contracts/cell-result.js";
 import { PARSE_ONCE } from "../contracts/lazy-schema.js";
-import { EvalkitError } from "../errors.js";
+import { EvalkitError, isEvalkitError } from "../errors.js";
 import type { Kernel } from "../kernel/kernel.js";
 import { HostBridge } from "./bridge-handlers.js";
 import { normaliseCwd } from "./call-cwd.js";
@@ -144,7 +144,7 @@ export class SessionManager {
     const given = request.cwd ?? process.cwd();
     const cwd = normaliseCwd(given);
     const pins = this.cwdPins;
-    pins?.check(given, cwd);
+    if (pins) this.checkPinnedCwd(pins, given, cwd);
     const group = makeGroupKey(sessionId, cwd);
     let slot = this.queues.get(group);
     if (!slot) {
@@ -180,6 +180,24 @@ export class SessionManager {
       ...(pins ? { checkCwd: () => pins.check(given, normaliseCwd(given)) } : {}),
     });
     return call;
+  }
+
+  /**
+   * CWD_INVALID when a sandboxed session's cwd was swapped or moved (cwd-pin.ts); the idle kernels that still
+   * run in the old directory end with it, so nothing keeps working in a place the session no longer names.
+   */
+  private checkPinnedCwd(pins: CwdPins, given: string, real: string): void {
+    try {
+      pins.check(given, real);
+    } catch (err) {
+      const pinned = isEvalkitError(err, "CWD_INVALID") ? err.details.pinned : undefined;
+      for (const entry of this.pool.list()) {
+        if (entry.spec.cwd === pinned && entry.useCount === 0) {
+          this.pool.markLost(entry, "its working directory was swapped or moved");
+        }
+      }
+      throw err;
+    }
   }
 
   /**
