@@ -9,6 +9,7 @@ import {
   realpathSync,
 } from "node:fs";
 import path from "node:path";
+import { EvalkitError } from "../errors.js";
 import { checkWritablePaths, homesToHide, isCovered, revealsHome } from "./sandbox-guard.js";
 import type { ResolvedSandbox } from "./sandbox-types.js";
 
@@ -83,7 +84,14 @@ export function openSeccompStdio(
   file: string | undefined,
 ): { stdio: ("pipe" | "ignore" | number)[]; close: () => void } {
   if (file === undefined) return { stdio, close: () => undefined };
-  const fd = openSync(file, "r");
+  let fd: number;
+  try {
+    fd = openSync(file, "r");
+  } catch (err) {
+    // Never a kernel without its filter: the start fails and says why.
+    const message = `the sandbox's seccomp program ${file} cannot be opened: ${(err as Error).message}`;
+    throw new EvalkitError("SANDBOX_UNAVAILABLE", message, { reason: message }, err);
+  }
   const padded: ("pipe" | "ignore" | number)[] = [...stdio];
   while (padded.length < SECCOMP_FD) padded.push("ignore");
   padded[SECCOMP_FD] = fd;

@@ -67,24 +67,27 @@ export class PythonKernel implements Kernel {
     const bwrap = this.options.sandbox ? await requireSandboxFeatures() : undefined;
     const hostEnv = this.options.env ?? process.env;
     this.layers = bwrap ? prepareKernelLayers(this.options.limits, resolveEvalkitHome(hostEnv)) : undefined;
-    let launch: ReturnType<typeof buildPythonLaunch>;
+    let proc: PythonKernelProcess;
+    let runnerConfig: Record<string, unknown>;
     try {
-      launch = buildPythonLaunch(this.options, bwrap, this.layers);
+      const launch = buildPythonLaunch(this.options, bwrap, this.layers);
+      const { command, args, env, seccompFile } = launch;
+      runnerConfig = launch.runnerConfig;
+      proc = new PythonKernelProcess(
+        { ...this.options, ...(this.layers?.cgroup ? { cgroup: this.layers.cgroup } : {}) },
+        { command, args, env, ...(seccompFile ? { seccompFile } : {}) },
+        {
+          onFrame: (frame, isPlain) => this.onFrame(frame, isPlain),
+          onProtocolError: (err) => this.failProtocol(err),
+          onExit: (exit) => this.onProcessExit(exit),
+        },
+        this.trace,
+      );
     } catch (err) {
+      // No process will exit to remove the cgroup: it goes now.
       this.layers?.cgroup?.remove();
       throw err;
     }
-    const { command, args, env, runnerConfig, seccompFile } = launch;
-    const proc = new PythonKernelProcess(
-      { ...this.options, ...(this.layers?.cgroup ? { cgroup: this.layers.cgroup } : {}) },
-      { command, args, env, ...(seccompFile ? { seccompFile } : {}) },
-      {
-        onFrame: (frame, isPlain) => this.onFrame(frame, isPlain),
-        onProtocolError: (err) => this.failProtocol(err),
-        onExit: (exit) => this.onProcessExit(exit),
-      },
-      this.trace,
-    );
     this.process = proc;
     // Built while the interpreter starts up.
     const bundle = buildRunnerBundle(runnerConfig);
