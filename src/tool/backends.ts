@@ -80,7 +80,9 @@ export class BackendSelector {
     private readonly python: string | undefined,
     private readonly cwd: string,
     private readonly remote: RemoteLanguages | undefined = undefined,
-    private readonly lookup?: InterpreterLookup,
+    private readonly lookup: InterpreterLookup | undefined = undefined,
+    /** Sandbox-writable directories (a sandboxed tool): nothing there is run by the check (python-untrusted.ts). */
+    private readonly untrusted: string[] | undefined = undefined,
   ) {}
 
   /** Languages exposed by configuration. */
@@ -217,8 +219,9 @@ export class BackendSelector {
   }
 
   private async runCheck(): Promise<PythonCheck> {
-    const options: { cwd: string; python?: string } = { cwd: this.cwd };
+    const options: { cwd: string; python?: string; untrusted?: string[] } = { cwd: this.cwd };
     if (this.python !== undefined) options.python = this.python;
+    if (this.untrusted !== undefined) options.untrusted = this.untrusted;
     let check: PythonCheck;
     if (this.lookup !== undefined) {
       try {

@@ -93,6 +93,7 @@ export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
     config.cwd,
     remote,
     config.manager?.settings.hasCustomInterpreter ? (cwd) => manager.resolveInterpreter(cwd) : undefined,
+    config.sandbox ? [config.cwd, ...config.sandbox.writable] : undefined,
   );
   // Built when first needed: the usual `{ cells: [{ code }] }` call is checked without it (input-schema.ts).
   let zodSchema: EvalInputSchema | undefined;

@@ -160,12 +160,18 @@ export class JsKernel implements Kernel {
 
   private async launch(): Promise<JsKernelProcess> {
     const launch = await buildJsLaunch(this.options, this.cwd);
-    const proc: JsKernelProcess = new JsKernelProcess({
-      ...launch,
-      cwd: this.cwd,
-      onItem: (item) => this.onItem(item),
-      onExit: (exit) => this.onProcessExit(proc, exit),
-    });
+    let proc: JsKernelProcess;
+    try {
+      proc = new JsKernelProcess({
+        ...launch,
+        cwd: this.cwd,
+        onItem: (item) => this.onItem(item),
+        onExit: (exit) => this.onProcessExit(proc, exit),
+      });
+    } catch (err) {
+      launch.cgroup?.remove(); // no process will exit to remove it
+      throw err;
+    }
     this.proc = proc;
     return proc;
   }
