@@ -6,10 +6,13 @@ import { fileURLToPath } from "node:url";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { runExec } from "../../src/cli/exec.js";
 import { ensureBuilt } from "../helpers/build.js";
+import { librarySkipReason, titleWithSkip } from "../helpers/libraries.js";
 import { captureIo } from "../tool/capture-io.js";
 import { cleanupTools, makeTempDir, TEST_PYTHON } from "../tool/tool-helpers.js";
 
 afterEach(cleanupTools);
+
+const NO_PANDAS = librarySkipReason(TEST_PYTHON, ["pandas"]);
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const PY = ["--python", TEST_PYTHON];
@@ -124,4 +127,38 @@ describe("evalkit exec text mode", () => {
     const details = JSON.parse(json.out());
     expect(details.cells[0].text).toBe("first\nsecond\n");
   }, 60_000);
+
+  it.skipIf(NO_PANDAS !== undefined)(
+    titleWithSkip(
+      "prints a DataFrame and a Series as IPython does (aligned text) while --json keeps the model's markdown",
+      NO_PANDAS,
+    ),
+    async () => {
+      const code = [
+        "import pandas as pd",
+        "df = pd.DataFrame({'name': ['a', 'bbbbbb'], 'value': [1.5, 22.25]})",
+        "display(df)",
+        "df['value'].rename('v')",
+      ].join("\n");
+      const text = captureIo();
+      expect(await runExec(["-c", code, ...PY], text), text.err()).toBe(0);
+      expect(text.out()).toBe(
+        [
+          "     name  value",
+          "0       a   1.50",
+          "1  bbbbbb  22.25",
+          "0     1.50",
+          "1    22.25",
+          "Name: v, dtype: float64",
+          "",
+        ].join("\n"),
+      );
+      const json = captureIo();
+      expect(await runExec(["-c", code, "--json", ...PY], json), json.err()).toBe(0);
+      const details = JSON.parse(json.out());
+      expect(details.cells[0].text).toContain("|  | name | value |");
+      expect(details.cells[0].text).toContain("Name: v, dtype: float64");
+      expect(details.cells[0].text).not.toContain("     name  value");
+    },
+  );
 });
