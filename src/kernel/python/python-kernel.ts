@@ -17,6 +17,7 @@ import {
 import { type CellFrame, PythonKernelProcess } from "./python-kernel-process.js";
 import { PythonRunningCell } from "./python-running-cell.js";
 import { buildRunnerBundle } from "./runner-bundle.js";
+import { warmSandboxCodeCache } from "./sandbox-code-cache.js";
 
 type IsCompleteReply = { status: "complete" | "incomplete" | "invalid"; indent: string };
 type CompleteReply = { start: number; matches: string[] };
@@ -61,6 +62,8 @@ export class PythonKernel implements Kernel {
       });
     }
     const bwrap = this.options.sandbox ? await requireSandboxFeatures() : undefined;
+    // Compiled outside, shown read-only inside: the cache must exist before the sandbox's mounts are decided.
+    if (bwrap) await warmSandboxCodeCache(this.options);
     const { command, args, env, runnerConfig } = buildPythonLaunch(this.options, bwrap);
     const proc = new PythonKernelProcess(
       this.options,
