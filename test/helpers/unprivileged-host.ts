@@ -35,6 +35,31 @@ function makeReadable(path: string): void {
   if (stats.isDirectory()) for (const entry of readdirSync(path)) makeReadable(join(path, entry));
 }
 
+/** A copy of the checkout's `parts` (paths relative to it) in a temp folder everyone can read, or why not. */
+export type ReadableCopy = { ok: true; dir: string; cleanup: () => void } | { ok: false; reason: string };
+
+/** Copies `parts` of the checkout into a fresh temp folder, every directory 755 and file 644 (or 755). */
+export function makeReadableCopy(parts: string[]): ReadableCopy {
+  const dir = mkdtempSync(join(tmpdir(), "evalkit-unprivileged-host-"));
+  const cleanup = () => rmSync(dir, { recursive: true, force: true });
+  try {
+    for (const part of parts) {
+      cpSync(join(ROOT, part), join(dir, part), {
+        recursive: true,
+        filter: (source) => !source.includes("__pycache__"),
+      });
+    }
+    makeReadable(dir);
+  } catch (err) {
+    cleanup();
+    return {
+      ok: false,
+      reason: `could not copy the checkout where nobody can read it: ${(err as Error).message}`,
+    };
+  }
+  return { ok: true, dir, cleanup };
+}
+
 /**
  * Prepares `fixtures` (paths of .ts host scripts under test/fixtures) to run as `nobody`. Not as root, the suite's
  * user is unprivileged already and runs them from the checkout through tsx.
@@ -48,15 +73,10 @@ export async function prepareUnprivilegedHost(fixtures: string[]): Promise<Unpri
       cleanup: () => {},
     };
   }
-  const dir = mkdtempSync(join(tmpdir(), "evalkit-unprivileged-host-"));
-  const cleanup = () => rmSync(dir, { recursive: true, force: true });
+  const copy = makeReadableCopy(["package.json", "python", "runner-js", "node_modules/acorn"]);
+  if (!copy.ok) return copy;
+  const { dir, cleanup } = copy;
   try {
-    for (const part of ["package.json", "python", "runner-js", "node_modules/acorn"]) {
-      cpSync(join(ROOT, part), join(dir, part), {
-        recursive: true,
-        filter: (source) => !source.includes("__pycache__"),
-      });
-    }
     mkdirSync(join(dir, "fixtures"));
     await build({
       absWorkingDir: ROOT,
