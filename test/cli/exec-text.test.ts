@@ -1,6 +1,6 @@
 // `evalkit exec` text mode: output streams while cells run, images become files named on one line each.
 import { spawn } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -54,6 +54,33 @@ describe("evalkit exec text mode", () => {
       const match = /^\[image\] image\/png saved to (\S+\.png)\n$/.exec(io.out());
       expect(match?.[1]?.startsWith(path.join(home, "images"))).toBe(true);
       expect(existsSync(match![1]!)).toBe(true);
+    } finally {
+      if (previous === undefined) delete process.env.EVALKIT_HOME;
+      else process.env.EVALKIT_HOME = previous;
+    }
+  });
+
+  it("prunes its own images folder like artifacts (7 days, 256 MiB) but never a folder named with --images", async () => {
+    const home = makeTempDir("exec-images-prune");
+    const named = makeTempDir("exec-images-named");
+    const old = "20200101-000000-1-1.png";
+    const eightDaysAgo = (Date.now() - 8 * 24 * 60 * 60 * 1000) / 1000;
+    for (const dir of [path.join(home, "images"), named]) {
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(path.join(dir, old), "old");
+      utimesSync(path.join(dir, old), eightDaysAgo, eightDaysAgo);
+    }
+    const previous = process.env.EVALKIT_HOME;
+    process.env.EVALKIT_HOME = home;
+    try {
+      const code = `display({"image/png": "${PNG_BASE64}"}, raw=True)`;
+      const io = captureIo();
+      expect(await runExec(["-c", code, ...PY], io), io.err()).toBe(0);
+      expect(readdirSync(path.join(home, "images"))).not.toContain(old);
+      expect(readdirSync(path.join(home, "images"))).toHaveLength(1);
+      const kept = captureIo();
+      expect(await runExec(["-c", code, "--images", named, ...PY], kept), kept.err()).toBe(0);
+      expect(readdirSync(named)).toContain(old);
     } finally {
       if (previous === undefined) delete process.env.EVALKIT_HOME;
       else process.env.EVALKIT_HOME = previous;
