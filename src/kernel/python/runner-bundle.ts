@@ -87,13 +87,18 @@ export function describeRunnerSourcesVersion(): string {
     const stats = statSync(packagePath("dist", PREBUILT_SOURCES_FILE), { throwIfNoEntry: false });
     if (stats) return `prebuilt:${stats.size}:${stats.mtimeMs}`;
   }
-  const hashes = collectRunnerSources().hashes;
-  const joined = Object.keys(hashes)
-    .sort()
-    .map((name) => `${name}=${hashes[name]}`)
-    .join(",");
-  return `sources:${loadCrypto().createHash("sha256").update(joined).digest("hex")}`;
+  if (cachedSourcesVersion === undefined) {
+    const hashes = collectRunnerSources().hashes;
+    const joined = Object.keys(hashes)
+      .sort()
+      .map((name) => `${name}=${hashes[name]}`)
+      .join(",");
+    cachedSourcesVersion = `sources:${loadCrypto().createHash("sha256").update(joined).digest("hex")}`;
+  }
+  return cachedSourcesVersion;
 }
+
+let cachedSourcesVersion: string | undefined;
 
 function header(size: number): Buffer {
   return Buffer.from(`EVALKIT ${size}\n`, "ascii");

@@ -2,14 +2,10 @@
 // the cache read-only, or not at all before it exists) starts warm too; only evalkit's own sources are compiled.
 import { spawn } from "node:child_process";
 import { existsSync, realpathSync, statSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { join, relative, resolve } from "node:path";
 import { resolveEvalkitHome } from "../../runtime/evalkit-home.js";
 import type { PythonStartOptions } from "./python-command.js";
 import { buildRunnerBundle, describeRunnerSourcesVersion, loadBootstrap } from "./runner-bundle.js";
-
-// node:crypto (~2 ms to load) only when a sandboxed kernel starts: every kernel start imports this module.
-const loadCrypto = () => createRequire(import.meta.url)("node:crypto") as typeof import("node:crypto");
 
 /** How long the compile run may take before it is killed (the kernel starts either way). */
 const WARM_TIMEOUT_MS = 30_000;
@@ -53,14 +49,20 @@ function isWritableFromInside(python: string, options: PythonStartOptions): bool
 function stampPath(dir: string, python: string): string | undefined {
   const stats = statSync(python, { throwIfNoEntry: false });
   if (!stats) return undefined;
-  const key = loadCrypto()
-    .createHash("sha256")
-    .update(
-      [resolve(python), stats.size, stats.mtimeMs, stats.ino, describeRunnerSourcesVersion()].join("\0"),
-    )
-    .digest("hex")
-    .slice(0, 24);
-  return join(dir, `.compiled-${key}`);
+  const key = [resolve(python), stats.size, stats.mtimeMs, stats.ino, describeRunnerSourcesVersion()].join(
+    "\0",
+  );
+  return join(dir, `.compiled-${hashKey(key, 0x811c9dc5)}${hashKey(key, 0x2e4f9a17)}`);
+}
+
+/** FNV-1a, 32 bits as 8 hex digits: names the stamp without loading node:crypto (~2 ms) per process. */
+function hashKey(text: string, seed: number): string {
+  let hash = seed >>> 0;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash.toString(16).padStart(8, "0");
 }
 
 /**
@@ -85,7 +87,7 @@ export async function warmSandboxCodeCache(options: PythonStartOptions): Promise
 function runCompileOnly(options: PythonStartOptions, dir: string): Promise<boolean> {
   return new Promise((resolveRun) => {
     const child = spawn(options.python, ["-I", "-S", "-c", loadBootstrap()], {
-      cwd: dir.startsWith("/") ? "/" : undefined,
+      cwd: "/", // nothing of the cell's folders: -I keeps the cwd off sys.path, and "/" holds nothing of theirs
       env: (options.env ?? process.env) as NodeJS.ProcessEnv,
       stdio: ["pipe", "ignore", "ignore"],
     });
