@@ -12,7 +12,7 @@ export const REPL_HELP = `evalkit repl commands
   :py CODE, :js CODE  run one line in the other language without switching
   :restart          restart the current language's kernel (its variables are lost)
   :help             this help
-  clear             clear the screen (also %clear, cls, :clear and Ctrl-L)
+  clear             clear the screen (also %clear, %cls, :clear and Ctrl-L)
   :quit             leave (also Ctrl-D on an empty line, exit, quit)
   %more             show the whole output of the last cell (long output is collapsed to 20 lines)
 
@@ -36,7 +36,7 @@ export function parseReplCommand(line: string): ReplCommand {
   const text = line.trim();
   if (/^%more\s*$/.test(text)) return { kind: "more" };
   if (/^(exit|quit)(\(\))?$/.test(text)) return { kind: "quit" };
-  if (/^%?(clear|cls)$/.test(text)) return { kind: "clear" };
+  if (/^(clear|%clear|%cls)$/.test(text)) return { kind: "clear" };
   const match = /^:(\S*)\s*([\s\S]*)$/.exec(text);
   const name = match?.[1] ?? "";
   const rest = match?.[2] ?? "";

@@ -27,7 +27,8 @@ export function formatPrompts(language: CellLanguage, count: number, color: bool
 
 /**
  * True for lines the REPL handles itself: `:commands`, `%more`, IPython's bare `exit` / `quit`, and `clear` /
- * `cls` (with or without `%`), which IPython's terminal also takes as clearing the screen.
+ * `%clear` / `%cls`, which IPython's terminal also takes as clearing the screen (not a bare `cls`: a common
+ * variable name).
  */
 export function isReplCommand(line: string): boolean {
   const text = line.trim();
@@ -35,7 +36,7 @@ export function isReplCommand(line: string): boolean {
     text.startsWith(":") ||
     /^%more\s*$/.test(text) ||
     /^(exit|quit)(\(\))?$/.test(text) ||
-    /^%?(clear|cls)$/.test(text)
+    /^(clear|%clear|%cls)$/.test(text)
   );
 }
 
