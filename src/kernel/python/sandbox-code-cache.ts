@@ -33,16 +33,12 @@ function realOrSelf(path: string): string {
 }
 
 /**
- * True when the interpreter, or the folder its `pyvenv.cfg` would be read from, lies in a path the sandboxed cell
- * may write: running it outside the sandbox could then run what a cell planted (a rewritten `pyvenv.cfg` `home`).
+ * True when the binary lies in a path the sandboxed cell may write: running it outside the sandbox could then run
+ * what a cell planted (the binary itself, or a `pyvenv.cfg` beside it whose `home` points at planted code).
  */
-function isWritableFromInside(python: string, options: PythonStartOptions): boolean {
+function isWritableFromInside(binary: string, options: PythonStartOptions): boolean {
   const writable = [options.cwd ?? process.cwd(), ...(options.sandbox?.writable ?? [])];
-  const candidates = [resolve(python), realOrSelf(python)];
-  return writable.some((dir) => {
-    const real = realOrSelf(dir);
-    return candidates.some((path) => isInside(path, real) || isInside(path, resolve(dir)));
-  });
+  return writable.some((dir) => isInside(binary, realOrSelf(dir)) || isInside(binary, resolve(dir)));
 }
 
 /** The stamp that says this interpreter (as it is on disk) already compiled these runner sources. */
@@ -68,25 +64,28 @@ function hashKey(text: string, seed: number): string {
 /**
  * Before a sandboxed Python kernel starts: unless this interpreter already did, run it once outside the sandbox
  * with the bootstrap in compile-only mode (`-I -S`, sources from stdin, nothing read from the cell's folders),
- * which writes the cache the sandbox then shows read-only. Skipped for an interpreter a cell could change.
+ * which writes the cache the sandbox then shows read-only. Skipped for a binary a cell could change.
  * Never throws: without the cache the kernel compiles its modules itself, as before.
  */
 export async function warmSandboxCodeCache(options: PythonStartOptions): Promise<void> {
   const dir = resolveCodeCacheDir(options);
   if (dir === undefined || !options.sandbox) return;
   try {
-    const stamp = stampPath(dir, options.python);
-    if (stamp === undefined || existsSync(stamp) || isWritableFromInside(options.python, options)) return;
-    const ok = await runCompileOnly(options, dir);
+    // The binary behind a venv's symlink: the same bytecode (the cache is keyed by the interpreter's cache tag and
+    // magic), without reading the venv's pyvenv.cfg, which sits in the cell's writable cwd when the venv does.
+    const binary = realOrSelf(options.python);
+    const stamp = stampPath(dir, binary);
+    if (stamp === undefined || existsSync(stamp) || isWritableFromInside(binary, options)) return;
+    const ok = await runCompileOnly(binary, options, dir);
     if (ok) writeFileSync(stamp, "", { mode: 0o600 });
   } catch {
     // A cache that cannot be filled costs start-up time, never the kernel.
   }
 }
 
-function runCompileOnly(options: PythonStartOptions, dir: string): Promise<boolean> {
+function runCompileOnly(binary: string, options: PythonStartOptions, dir: string): Promise<boolean> {
   return new Promise((resolveRun) => {
-    const child = spawn(options.python, ["-I", "-S", "-c", loadBootstrap()], {
+    const child = spawn(binary, ["-I", "-S", "-c", loadBootstrap()], {
       cwd: "/", // nothing of the cell's folders: -I keeps the cwd off sys.path, and "/" holds nothing of theirs
       env: (options.env ?? process.env) as NodeJS.ProcessEnv,
       stdio: ["pipe", "ignore", "ignore"],

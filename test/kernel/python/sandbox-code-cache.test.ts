@@ -1,5 +1,6 @@
 // Sandboxed kernels get the runner's compiled-code cache: built outside the sandbox, read-only inside it.
-import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync, symlinkSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -79,13 +80,31 @@ describe.skipIf(sandboxSkipReason !== "")(
       expect(after).toEqual(before);
     }, 60_000);
 
-    it("is not built with an interpreter the sandboxed cell could change (one inside its writable cwd)", async () => {
-      const cwd = dirIn("cwd-venv");
-      mkdirSync(join(cwd, "bin"));
-      symlinkSync(TEST_PYTHON, join(cwd, "bin", "python3"));
-      const cache = join(dirIn("venv-home"), "cache", "runner-code");
+    it("is built by the interpreter behind a venv in the cwd (a symlink), never by the venv's own files", async () => {
+      const cwd = dirIn("cwd-venv-link");
+      execFileSync(TEST_PYTHON, ["-m", "venv", "--without-pip", join(cwd, "venv")]);
+      // A cell could rewrite this file; the compile run must not read it, so here it points nowhere.
+      writeFileSync(join(cwd, "venv", "pyvenv.cfg"), "home = /nonexistent-planted\n");
+      const cache = join(dirIn("venv-link-home"), "cache", "runner-code");
+      const python = join(cwd, "venv", "bin", "python3");
+      // The venv, broken on purpose, may not start: the cache is what this test looks at.
+      await startKernel({ python, cwd, env: env(), sandbox: SANDBOX, codeCacheDir: cache }).catch(
+        () => undefined,
+      );
+      const files = compiled(cache);
+      for (const name of MODULES)
+        expect(
+          files.some((file) => file.startsWith(`${name}-`)),
+          name,
+        ).toBe(true);
+    }, 60_000);
+
+    it("is not built with an interpreter binary the sandboxed cell could change (a copy inside its cwd)", async () => {
+      const cwd = dirIn("cwd-venv-copy");
+      execFileSync(TEST_PYTHON, ["-m", "venv", "--copies", "--without-pip", join(cwd, "venv")]);
+      const cache = join(dirIn("venv-copy-home"), "cache", "runner-code");
       const kernel = await startKernel({
-        python: join(cwd, "bin", "python3"),
+        python: join(cwd, "venv", "bin", "python3"),
         cwd,
         env: env(),
         sandbox: SANDBOX,
