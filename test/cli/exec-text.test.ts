@@ -6,13 +6,16 @@ import { fileURLToPath } from "node:url";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { runExec } from "../../src/cli/exec.js";
 import { ensureBuilt } from "../helpers/build.js";
+import { DEBIAN_PYTHON } from "../helpers/interpreters.js";
 import { librarySkipReason, titleWithSkip } from "../helpers/libraries.js";
 import { captureIo } from "../tool/capture-io.js";
 import { cleanupTools, makeTempDir, TEST_PYTHON } from "../tool/tool-helpers.js";
 
 afterEach(cleanupTools);
 
-const NO_PANDAS = librarySkipReason(TEST_PYTHON, ["pandas"]);
+// Debian's python3 holds pandas where CI installs it (python3-pandas); the suite's own Python may not.
+const NO_PANDAS = librarySkipReason(DEBIAN_PYTHON, ["pandas"]);
+const DEBIAN = ["--python", DEBIAN_PYTHON];
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const PY = ["--python", TEST_PYTHON];
@@ -168,7 +171,7 @@ describe("evalkit exec text mode", () => {
         "df['value'].rename('v')",
       ].join("\n");
       const text = captureIo();
-      expect(await runExec(["-c", code, ...PY], text), text.err()).toBe(0);
+      expect(await runExec(["-c", code, ...DEBIAN], text), text.err()).toBe(0);
       expect(text.out()).toBe(
         [
           "     name  value",
@@ -181,7 +184,7 @@ describe("evalkit exec text mode", () => {
         ].join("\n"),
       );
       const json = captureIo();
-      expect(await runExec(["-c", code, "--json", ...PY], json), json.err()).toBe(0);
+      expect(await runExec(["-c", code, "--json", ...DEBIAN], json), json.err()).toBe(0);
       const details = JSON.parse(json.out());
       expect(details.cells[0].text).toContain("|  | name | value |");
       expect(details.cells[0].text).toContain("Name: v, dtype: float64");
