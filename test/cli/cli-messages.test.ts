@@ -89,7 +89,7 @@ describe("evalkit command messages", () => {
   );
 
   it.skipIf(PYTHON2 === undefined)(
-    "names Python 2 as too old with its version, not with Python's usage text",
+    `names Python 2 as too old with its version, not with Python's usage text${PYTHON2 === undefined ? " [skipped: no pyenv Python 2.7.18 here]" : ""}`,
     () => {
       for (const command of [["exec", "-c", "1"], ["doctor"]]) {
         const run = evalkit([...command, "--python", PYTHON2!]);
