@@ -159,8 +159,8 @@ export class BoundedStdioTransport implements Transport {
 
   /**
    * Answers JSON that is not a JSON-RPC message with -32600, naming the request's id when it has a usable one.
-   * A broken response or notification from the client gets no answer (JSON-RPC answers requests only), just
-   * the log line.
+   * A broken response or notification from the client gets no answer (JSON-RPC answers requests only); it
+   * only goes to `onerror`, like every refused line.
    */
   private refuseInvalid(value: unknown, line: string): void {
     const record = typeof value === "object" && value !== null && !Array.isArray(value) ? value : undefined;
@@ -186,7 +186,7 @@ export class BoundedStdioTransport implements Transport {
     this.answerError(id, INVALID_REQUEST, text);
   }
 
-  /** Sends a JSON-RPC error response (`id` null when the request's id is unknown) and logs it. */
+  /** Sends a JSON-RPC error response (`id` null when the request's id is unknown) and reports it to `onerror`. */
   private answerError(id: string | number | null, code: number, text: string): void {
     this.onerror?.(new Error(text));
     void this.send({ jsonrpc: "2.0", id, error: { code, message: text } } as unknown as JSONRPCMessage);
