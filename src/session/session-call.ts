@@ -173,6 +173,7 @@ export class SessionCall {
         onInputRequest: context.onInputRequest,
         killKernel: () => lease.kernel.shutdown(),
         watchdogTimer: lease.entry?.watchdogTimer,
+        isKernelRetained: context.mode !== "per-call",
       });
       if (run.kind === "not-started") {
         // Nothing of the cell ran, so running it on a fresh kernel cannot repeat a side effect.

@@ -19,6 +19,7 @@ import {
 import { type CellFrame, PythonKernelProcess } from "./python-kernel-process.js";
 import { PythonRunningCell } from "./python-running-cell.js";
 import { buildRunnerBundle } from "./runner-bundle.js";
+import { warmSandboxCodeCache } from "./sandbox-code-cache.js";
 
 type IsCompleteReply = { status: "complete" | "incomplete" | "invalid"; indent: string };
 type CompleteReply = { start: number; matches: string[] };
@@ -65,6 +66,8 @@ export class PythonKernel implements Kernel {
       });
     }
     const bwrap = this.options.sandbox ? await requireSandboxFeatures() : undefined;
+    // Compiled outside, shown read-only inside: the cache must exist before the sandbox's mounts are decided.
+    if (bwrap) await warmSandboxCodeCache(this.options);
     const hostEnv = this.options.env ?? process.env;
     this.layers = bwrap ? prepareKernelLayers(this.options.limits, resolveEvalkitHome(hostEnv)) : undefined;
     let proc: PythonKernelProcess;

@@ -86,8 +86,11 @@ describe.skipIf(noSandbox !== "")(`the sandbox, from inside a cell ${noSandbox}`
     expect(text(await plain.execute(read))).toBe("SECRET-KEY-MATERIAL\n");
     const boxed = await startKernel({ cwd, env: hostEnv({ HOME: home }), sandbox: SANDBOX });
     expect(text(await boxed.execute(read))).toBe("FileNotFoundError\n");
-    // HOME itself is still there (empty, writable, private) for tools that keep caches in it.
-    expect(text(await boxed.execute("import os\nprint(os.listdir(os.environ['HOME']))"))).toBe("[]\n");
+    // HOME itself is still there (private, writable) for tools that keep caches in it; it holds only evalkit's
+    // compiled-code cache (read-only), since EVALKIT_HOME defaults to HOME/.evalkit.
+    const listing =
+      "import os\nh = os.environ['HOME']\nprint(os.listdir(h), os.listdir(h + '/.evalkit/cache'))";
+    expect(text(await boxed.execute(listing))).toBe("['.evalkit'] ['runner-code']\n");
   });
 
   it("shows the cwd when it lies inside the hidden home", async () => {
@@ -100,7 +103,7 @@ describe.skipIf(noSandbox !== "")(`the sandbox, from inside a cell ${noSandbox}`
     const outcome = await kernel.execute(
       "import os\nprint(open('data.txt').read(), sorted(os.listdir(os.environ['HOME'])))",
     );
-    expect(text(outcome)).toBe("project data ['project']\n");
+    expect(text(outcome)).toBe("project data ['.evalkit', 'project']\n"); // .evalkit: the compiled-code cache
   });
 
   describe("network", () => {
