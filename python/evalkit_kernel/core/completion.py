@@ -58,7 +58,9 @@ def _module_names(package):
     locations = getattr(loaded, "__path__", None)
     if locations is None:
         locations = _package_path(package.split("."))
-    names = set(name.rsplit(".", 1)[-1] for name in sys.modules if name.startswith(package + "."))
+    # Direct children only: a loaded grandchild (xml.dom.expatbuilder) is not a name after "import xml.".
+    prefix = package + "."
+    names = set(name[len(prefix) :] for name in sys.modules if name.startswith(prefix))
     names.update(info[1] for info in pkgutil.iter_modules(list(locations or [])))
     return set(name for name in names if "." not in name)
 
