@@ -29,7 +29,10 @@ export const readyFrame = frame({
   executable: z.string().optional(),
   /** JS runner: `process.version`. */
   node: z.string().optional(),
-}).meta({ id: "ReadyFrame", description: "Start-up finished; the first frame, sent once." });
+})
+  // Any other runner names its language's version in a text field of its own (`"perl": "5.36.0"`).
+  .catchall(z.string())
+  .meta({ id: "ReadyFrame", description: "Start-up finished; the first frame, sent once." });
 
 export const startedFrame = frame({ type: z.literal("started"), id: cellId }).meta({
   id: "StartedFrame",

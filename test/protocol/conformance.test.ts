@@ -4,10 +4,20 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { requireOrExplainSkip } from "../helpers/required.js";
 import { RawRunner, type RunnerEvent } from "./raw-runner.js";
-import { jsRuntime, pythonRuntime, type RuntimeDescription } from "./runtimes.js";
+import {
+  findPerlMissing,
+  jsRuntime,
+  perlRuntime,
+  pythonRuntime,
+  type RuntimeDescription,
+} from "./runtimes.js";
 
-const RUNTIMES: RuntimeDescription[] = [pythonRuntime, jsRuntime];
+// The third runner (test/fixtures/perl-runner.pl) proves docs/protocol.md is enough to write one.
+const perlMissing = findPerlMissing();
+requireOrExplainSkip("the Perl runner's conformance tests", perlMissing);
+const RUNTIMES: RuntimeDescription[] = [pythonRuntime, jsRuntime, ...(perlMissing ? [] : [perlRuntime])];
 
 function framesOf(events: RunnerEvent[]): Array<Record<string, unknown>> {
   return events.flatMap((event) => (event.kind === "frame" ? [event.frame] : []));

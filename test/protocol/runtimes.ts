@@ -1,6 +1,8 @@
 // Runtime descriptions for the conformance suite: how to start each runner the way the host does, how to send
 // it a cell, what it can do, and the few snippets of its language the shared frame scripts run.
+import { spawnSync } from "node:child_process";
 import type { Socket } from "node:net";
+import { fileURLToPath } from "node:url";
 import { STATUS_MIME } from "../../src/contracts/outputs.js";
 import { buildJsKernelCommand } from "../../src/kernel/js/js-command.js";
 import { rewriteJsCell } from "../../src/kernel/js/js-rewrite.js";
@@ -53,6 +55,17 @@ export interface RuntimeDescription {
   snippets: Snippets;
 }
 
+/** For runners whose streams travel as `stdout`/`stderr` frames: those become text events, the rest frames. */
+function streamFramesAsText(push: (event: RunnerEvent) => void) {
+  return (frame: Record<string, unknown>) => {
+    if ((frame.type === "stdout" || frame.type === "stderr") && typeof frame.data === "string") {
+      push({ kind: "text", name: frame.type, text: frame.data });
+      return;
+    }
+    push({ kind: "frame", frame });
+  };
+}
+
 /** The Python runner: `python -u -c <bootstrap>`, the bundle on stdin, NDJSON on stdin/stdout. */
 export const pythonRuntime: RuntimeDescription = {
   name: "python",
@@ -66,13 +79,7 @@ export const pythonRuntime: RuntimeDescription = {
       child,
       input: child.stdin as NonNullable<typeof child.stdin>,
       frames: child.stdout as NonNullable<typeof child.stdout>,
-      attach: (push) => (frame) => {
-        if ((frame.type === "stdout" || frame.type === "stderr") && typeof frame.data === "string") {
-          push({ kind: "text", name: frame.type, text: frame.data });
-          return;
-        }
-        push({ kind: "frame", frame });
-      },
+      attach: streamFramesAsText,
     };
   },
   executeFrame(id, code, options = {}) {
@@ -172,5 +179,52 @@ export const jsRuntime: RuntimeDescription = {
     busy: "for (;;) {}",
     bridgeCall: 'await completion("ping")',
     define: "var conformance_value = 1",
+  },
+};
+
+/** The third runner: a Perl script written from docs/protocol.md alone; NDJSON on stdin/stdout, no bundle. */
+export const PERL_RUNNER = fileURLToPath(new URL("../fixtures/perl-runner.pl", import.meta.url));
+
+/** Why the Perl runner cannot run here (no perl, or no JSON::PP), or undefined when it can. */
+export function findPerlMissing(): string | undefined {
+  const probe = spawnSync("perl", ["-MJSON::PP", "-e", "1"], { stdio: "ignore" });
+  if (probe.error) return `perl is not on PATH (${probe.error.message})`;
+  return probe.status === 0 ? undefined : "perl has no JSON::PP module";
+}
+
+export const perlRuntime: RuntimeDescription = {
+  name: "perl",
+  spawn(cwd) {
+    const child = spawnGroupLeader("perl", [PERL_RUNNER], ["pipe", "pipe", "pipe"], process.env, cwd);
+    child.stderr?.resume();
+    child.stdin?.on("error", () => undefined);
+    return {
+      child,
+      input: child.stdin as NonNullable<typeof child.stdin>,
+      frames: child.stdout as NonNullable<typeof child.stdout>,
+      attach: streamFramesAsText,
+    };
+  },
+  executeFrame: pythonRuntime.executeFrame,
+  interrupt(send, pid, id) {
+    // A busy Perl cell never reads its requests: SIGINT reaches it, the frame covers a cell not started yet.
+    send({ type: "interrupt", id });
+    process.kill(-pid, "SIGINT");
+  },
+  readyFields: ["perl"],
+  sendsStarted: true,
+  echoesNonce: true,
+  hasInput: true,
+  hasIsComplete: false,
+  snippets: {
+    streams: 'print "a\\n"; print STDERR "b\\n"; print "c\\n";',
+    displayUpdate: 'display("one", display_id => "d1"); display("two", display_id => "d1", update => 1);',
+    result: "6 * 7",
+    error: "1 / 0",
+    errorName: "Died",
+    busy: "1 while 1;",
+    bridgeCall: 'completion("ping")',
+    define: "our $conformance_value = 1;",
+    readInput: 'input("name? ")',
   },
 };
