@@ -86,7 +86,7 @@ export const completeFrame = z
     type: z.literal("complete"),
     id: z.string(),
     code: z.string(),
-    /** Offset in `code`, in UTF-16 code units for JS and code points for Python (equal for ASCII). */
+    /** Offset in `code` where completion happens (the host counts UTF-16 code units, as JS strings do). */
     cursor: z.number().int().nonnegative(),
   })
   .meta({ id: "CompleteFrame", description: "Tab completion at `cursor` from the live namespace." });

@@ -233,6 +233,20 @@ describe.each(RUNTIMES)("the $name runner", (runtime) => {
     });
   }
 
+  it("answers a frame type it does not know with protocol_error, and keeps serving", async () => {
+    const before = runner.frames.length;
+    runner.sendUnchecked('{"type":"frobnicate","id":"f1"}');
+    const complaint = await runner.waitForFrame(
+      (frame) => frame.type === "protocol_error" && runner.frames.indexOf(frame) >= before,
+    );
+    expect(String(complaint.reason)).toContain("frobnicate");
+    const next = await run(snippets.result);
+    expect(next.frames.find((frame) => frame.type === "result")).toMatchObject({
+      bundle: { "text/plain": "42" },
+    });
+    expect(runner.violations).toEqual([]);
+  });
+
   it("exits with status 0 on an exit frame, and every frame it sent matched the schema", async () => {
     runner.send({ type: "exit" });
     const exit = await runner.exited;

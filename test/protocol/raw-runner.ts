@@ -65,6 +65,11 @@ export class RawRunner {
     this.spawned.input.write(`${JSON.stringify(frame)}\n`);
   }
 
+  /** Writes one line as it is: for frames the schema rejects on purpose (an unknown type, say). */
+  sendUnchecked(line: string): void {
+    this.spawned.input.write(`${line}\n`);
+  }
+
   /** Frames received so far (stream text aside). */
   get frames(): Array<Record<string, unknown>> {
     return this.events.flatMap((event) => (event.kind === "frame" ? [event.frame] : []));
