@@ -194,6 +194,17 @@ describe.each(RUNTIMES)("the $name runner", (runtime) => {
     expect(runner.violations).toEqual([]);
   });
 
+  it("counts the completion cursor and start in UTF-16 code units, as the host's strings do", async () => {
+    const code = 'x = "\u{1F600}"; conformance_v'; // the emoji is two code units
+    runner.send({ type: "complete", id: `${runtime.name}-t2`, code, cursor: code.length });
+    const reply = await runner.waitForFrame(
+      (frame) => frame.type === "complete_reply" && frame.id === `${runtime.name}-t2`,
+    );
+    expect(reply).toMatchObject({ start: code.length - "conformance_v".length });
+    expect(reply.matches).toContain("conformance_value");
+    expect(runner.violations).toEqual([]);
+  });
+
   if (runtime.hasInput) {
     it("fails input() when the cell does not allow stdin, without asking the host", async () => {
       const { frames, done } = await run(snippets.readInput ?? "");
