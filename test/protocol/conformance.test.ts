@@ -258,10 +258,36 @@ describe.each(RUNTIMES)("the $name runner", (runtime) => {
     expect(runner.violations).toEqual([]);
   });
 
+  it("sent nothing of a cell after its done, over the whole session", () => {
+    const ended = new Set<unknown>();
+    const late: Array<Record<string, unknown>> = [];
+    for (const frame of runner.frames) {
+      if (frame.id !== undefined && ended.has(frame.id)) late.push(frame);
+      if (frame.type === "done") ended.add(frame.id);
+    }
+    expect(ended.size).toBeGreaterThanOrEqual(8);
+    expect(late).toEqual([]);
+  });
+
   it("exits with status 0 on an exit frame, and every frame it sent matched the schema", async () => {
     runner.send({ type: "exit" });
     const exit = await runner.exited;
     expect(exit).toEqual({ code: 0, signal: null });
     expect(runner.violations).toEqual([]);
+  });
+
+  it("exits by itself when the host closes its request channel", async () => {
+    const alone = new RawRunner(runtime.spawn(cwd));
+    try {
+      await alone.waitForFrame((frame) => frame.type === "ready");
+      alone.closeInput();
+      const gone = await Promise.race([
+        alone.exited.then(() => true),
+        new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 10_000)),
+      ]);
+      expect(gone).toBe(true);
+    } finally {
+      await alone.kill();
+    }
   });
 });

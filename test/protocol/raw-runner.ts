@@ -70,6 +70,11 @@ export class RawRunner {
     this.spawned.input.write(`${line}\n`);
   }
 
+  /** Ends the request channel, as a host that goes away does. */
+  closeInput(): void {
+    this.spawned.input.end();
+  }
+
   /** Frames received so far (stream text aside). */
   get frames(): Array<Record<string, unknown>> {
     return this.events.flatMap((event) => (event.kind === "frame" ? [event.frame] : []));
