@@ -8,7 +8,7 @@ import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from evalkit_kernel.core.completion import complete  # noqa: E402
+from evalkit_kernel.core.completion import complete, complete_utf16, utf16_length  # noqa: E402
 
 
 class Thing(object):
@@ -25,6 +25,14 @@ class CompletionTest(unittest.TestCase):
         self.assertEqual(complete("dat", 3, ns), (0, ["data_rows", "dataframe"]))
         self.assertIn("print", complete("x = pri", 7, ns)[1])
         self.assertIn("while", complete("whi", 3, ns)[1])
+
+    def test_cursor_and_start_count_utf16_code_units_as_the_host_does(self):
+        ns = {"conformance_value": 1}
+        code = 'x = "\U0001F600"; conformance_v'
+        # The host's offsets are JavaScript string indexes: the emoji counts twice there.
+        self.assertEqual(complete_utf16(code, len(code) + 1, ns), (len(code) + 1 - 13, ["conformance_value"]))
+        self.assertEqual(complete_utf16("conf", 4, ns), (0, ["conformance_value"]))
+        self.assertEqual(utf16_length(code), len(code) + 1)
 
     def test_attributes_of_a_name_chain_without_private_ones_unless_asked(self):
         ns = {"t": Thing(), "os": os}

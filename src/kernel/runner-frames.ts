@@ -5,6 +5,19 @@ import type { CellUsage } from "../contracts/cell-result.js";
 import { boundDepth, SHALLOW_LINE_CHARS } from "../contracts/kernel-values.js";
 import type { KernelOutput, MimeBundle } from "../contracts/outputs.js";
 import { EvalkitError } from "../errors.js";
+import type {
+  CallFrame,
+  CancelCallFrame,
+  ClearOutputFrame,
+  CompleteReplyFrame,
+  DoneFrame,
+  ErrorFrame,
+  InputRequestFrame,
+  IsCompleteReplyFrame,
+  ProtocolErrorFrame,
+  StartedFrame,
+  StreamFrame,
+} from "../protocol/runner-frames.js";
 
 export interface ReadyFrame {
   type: "ready";
@@ -16,10 +29,11 @@ export interface ReadyFrame {
   cwd: string;
 }
 
+/** A decoded frame: the wire types of src/protocol/ (the schema's), a normalised `ready`, or one this host does not know. */
 export type RunnerFrame =
   | ReadyFrame
-  | { type: "started"; id: string }
-  | { type: "stdout" | "stderr"; id: string; data: string }
+  | StartedFrame
+  | StreamFrame
   | {
       type: "display" | "result";
       id: string;
@@ -31,23 +45,15 @@ export type RunnerFrame =
       /** The execute request's secret, echoed on `result` frames (docs/protocol.md, forged frames). */
       nonce?: string;
     }
-  | { type: "clear_output"; id: string; wait: boolean }
-  | { type: "error"; id: string; ename: string; evalue: string; traceback: string[]; nonce?: string }
-  | {
-      type: "done";
-      id: string;
-      status: "ok" | "error";
-      executionCount: number | null;
-      cancelled: boolean;
-      usage?: CellUsage;
-      nonce?: string;
-    }
-  | { type: "call"; id: string; callId: string; method: string; params: Record<string, unknown> }
-  | { type: "cancel_call"; id: string; callId: string }
-  | { type: "input_request"; id: string; prompt: string; password: boolean }
-  | { type: "is_complete_reply"; id: string; status: "complete" | "incomplete" | "invalid"; indent: string }
-  | { type: "complete_reply"; id: string; start: number; matches: string[] }
-  | { type: "protocol_error"; reason: string }
+  | ClearOutputFrame
+  | ErrorFrame
+  | DoneFrame
+  | CallFrame
+  | CancelCallFrame
+  | InputRequestFrame
+  | IsCompleteReplyFrame
+  | CompleteReplyFrame
+  | ProtocolErrorFrame
   | { type: "unknown"; raw: Record<string, unknown> };
 
 /** The frame's text for an error message: the line, or (a frame decoded already) its JSON when that can be had. */

@@ -35,6 +35,37 @@ def complete(code, cursor, namespace):
     return cursor, []
 
 
+def complete_utf16(code, cursor, namespace):
+    """complete() with `cursor` and the returned start counted in UTF-16 code units, as the host counts them
+    (JavaScript strings): after a character outside the BMP they differ from Python's indexes."""
+    index = _index_of_utf16(code, cursor)
+    start, matches = complete(code, index, namespace)
+    return start + _astral_count(code[:start]), matches
+
+
+def _index_of_utf16(text, units):
+    if _astral_count(text) == 0:
+        return min(units, len(text))
+    counted = 0
+    for index, char in enumerate(text):
+        if counted >= units:
+            return index
+        counted += 2 if ord(char) > 0xFFFF else 1
+    return len(text)
+
+
+def utf16_length(text):
+    """len() of `text` as a JavaScript string."""
+    return len(text) + _astral_count(text)
+
+
+def _astral_count(text):
+    """Characters of `text` outside the BMP (each two UTF-16 code units); one C-speed scan when there are none."""
+    if max(text, default="\0") < "\U00010000":
+        return 0
+    return sum(1 for char in text if ord(char) > 0xFFFF)
+
+
 def _magics(line, namespace):
     match = _MAGIC.match(line)
     if not match:

@@ -184,13 +184,15 @@ def _dispatch_frame(frame, gate):
         status, indent = check_complete(str(frame.get("code", "")))
         state.writer.send({"type": "is_complete_reply", "id": frame.get("id"), "status": status, "indent": indent})
     elif kind == "complete":
-        from .completion import complete
+        from .completion import complete_utf16, utf16_length
 
         code = str(frame.get("code", ""))
         cursor = frame.get("cursor")
-        cursor = cursor if isinstance(cursor, int) and 0 <= cursor <= len(code) else len(code)
+        # The host counts UTF-16 code units, as JavaScript strings do (docs/protocol.md).
+        end = utf16_length(code)
+        cursor = cursor if isinstance(cursor, int) and 0 <= cursor <= end else end
         try:
-            start, matches = complete(code, cursor, state.user_namespace())
+            start, matches = complete_utf16(code, cursor, state.user_namespace())
         except Exception:
             start, matches = cursor, []
         state.writer.send({"type": "complete_reply", "id": frame.get("id"), "start": start, "matches": matches})
