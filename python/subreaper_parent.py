@@ -13,7 +13,10 @@ runner as its only child and stays, doing nothing until a signal or the host's h
   process left in its tree is killed;
 - when the host goes (its end of fd 3, the protocol channel, hangs up, or this process's parent changes), the
   runner and the whole tree are killed;
-- then it exits with the runner's exit status, or dies of the runner's signal, so the host sees the runner's end.
+- then it exits with the runner's exit status, or dies of the runner's signal, so the host sees the runner's end;
+- and it keeps the host from being frozen by a cell (`process.kill(hostPid, "SIGSTOP")` would stop every timeout):
+  a host seen stopped at two checks in a row gets SIGCONT, unless the stop is job control (the host has a terminal
+  and is no longer its foreground group, as after Ctrl-Z). A cell that stops this process first defeats it.
 
 It ignores every signal but SIGKILL (and the faults): the host sends SIGINT and SIGTERM to the kernel's process
 group (interrupts, the kill ladder), a cell may signal its own group; the runner takes them, and this process
@@ -113,6 +116,7 @@ def _leave_stdio(watch):
 def _wait_for(runner, wake_r, watch):
     """The runner's wait status; on the host's hang-up the whole tree is killed first, then it is waited for."""
     parent = os.getppid()
+    stopped_seen = 0
     poller = select.poll()
     poller.register(wake_r, select.POLLIN)
     if watch is not None:
@@ -126,6 +130,14 @@ def _wait_for(runner, wake_r, watch):
         except InterruptedError:
             continue
         host_gone = os.getppid() != parent
+        if not events and parent > 1:
+            stopped_seen = stopped_seen + 1 if is_frozen(parent) else 0
+            if stopped_seen >= 2:
+                try:
+                    os.kill(parent, signal.SIGCONT)
+                except OSError:
+                    pass
+                stopped_seen = 0
         for fd, flags in events:
             if fd == watch and flags & (select.POLLERR | select.POLLHUP | select.POLLNVAL):
                 host_gone = True
@@ -138,6 +150,18 @@ def _wait_for(runner, wake_r, watch):
             os.read(wake_r, 512)
         except OSError:
             pass
+
+
+def is_frozen(pid):
+    """Stopped by a signal ("T", not a debugger's "t"), and not by job control: no terminal, or still its foreground."""
+    try:
+        with open("/proc/%d/stat" % pid, "rb") as handle:
+            stat = handle.read()
+        fields = stat[stat.rfind(b")") + 2:].split()
+        state, pgrp, tty, foreground = fields[0], int(fields[2]), int(fields[4]), int(fields[5])
+    except (OSError, ValueError, IndexError):
+        return False
+    return state == b"T" and (tty == 0 or foreground == pgrp)
 
 
 def reap(runner):

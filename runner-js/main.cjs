@@ -105,6 +105,10 @@ channel.listen((frame) => {
       return;
     case "exit":
       process.exit(0);
+      return;
+    default:
+      // As the Python runner does: a host waiting for an answer (is_complete, say) learns it will get none.
+      channel.send({ type: "protocol_error", reason: "unknown frame type " + JSON.stringify(frame.type) });
   }
 });
 

@@ -56,6 +56,8 @@ export { convertHtmlToMarkdown } from "./output/display-html.js";
 export type { DisplayImage, DisplayParts, DisplayRenderOptions } from "./output/display-render.js";
 /** MIME bundle → model text (markdown > plain > HTML via turndown), images, JSON, status events. */
 export { collectDisplayParts, renderBundleText, renderOutputText } from "./output/display-render.js";
+/** MIME bundle → what a person at a terminal reads: IPython's text/plain unless it is a bare default repr. */
+export { renderBundleTextForTerminal } from "./output/display-render.js";
 /** Applies display-id updates and clear_output to a list of outputs, giving the latest state. */
 export { applyDisplayUpdates, toCellOutputs } from "./output/display-updates.js";
 export type { OutputSinkOptions, OutputSinkResult } from "./output/output-sink.js";
@@ -120,6 +122,8 @@ export type {
   SessionCellOutcome,
   SessionCellStatus,
   SessionManagerOptions,
+  /** What a manager's kernels run with (`manager.settings`): what a tool sharing it must agree with. */
+  SessionManagerSettings,
   SessionRunRequest,
 } from "./session/session-types.js";
 /** Backend availability reported by `tool.checkBackends()` (with a Jupyter server: its URL and languages). */

@@ -14,6 +14,7 @@ const RANK: Record<string, number> = {
   tool: 7,
   session: 6,
   kernel: 5,
+  protocol: 4.5,
   runtime: 4,
   output: 3,
   render: 2,

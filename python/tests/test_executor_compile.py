@@ -1,6 +1,8 @@
 """The one-step compile of a lone-expression cell gives what the usual parse-then-compile gives, and stays silent when it fails."""
 
 import _ast as ast
+import contextlib
+import io
 import os
 import random
 import sys
@@ -34,10 +36,13 @@ def usual_code(source):
 
 def outcome(code):
     namespace = {"x": 3, "f": lambda value: value * 2}
+    printed = io.StringIO()  # what a cell such as print(x) writes is compared too, not shown among test results
     try:
-        value = eval(code, namespace)
+        with contextlib.redirect_stdout(printed):
+            value = eval(code, namespace)
         # A function's repr holds its address: compare what it is, not where it lives.
-        return ("value", value.__code__.co_code if callable(value) and hasattr(value, "__code__") else repr(value))
+        shown = value.__code__.co_code if callable(value) and hasattr(value, "__code__") else repr(value)
+        return ("value", shown, printed.getvalue())
     except Exception as exc:
         tb = sys.exc_info()[2]
         while tb.tb_next is not None:

@@ -89,7 +89,8 @@ class StandardLibraryIsNeverRewritten(unittest.TestCase):
                 if _MAYBE_MAGIC.search(source):
                     self.assertEqual(find_magics(source), [], path)
         elapsed = time.time() - started
-        sys.stderr.write("\n  stdlib property: %d distinct files from %d Lib dirs in %.1fs\n" % (checked, len(dirs), elapsed))
+        if os.environ.get("EVALKIT_TEST_VERBOSE") == "1":
+            sys.stderr.write("\n  stdlib property: %d distinct files from %d Lib dirs in %.1fs\n" % (checked, len(dirs), elapsed))
         self.assertGreater(checked, 1000)
 
     def test_the_scanner_agrees_with_tokenize_on_logical_line_starts(self):

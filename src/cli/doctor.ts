@@ -6,6 +6,7 @@ import { buildKernelEnv } from "../runtime/child-env.js";
 import { isSecretName } from "../runtime/env-filter.js";
 import type { PythonCandidateReport, PythonReport, ResolvedPython } from "../runtime/python-types.js";
 import { describeCandidates } from "../runtime/resolve-python.js";
+import { describeSandboxLayers, type SandboxLayer } from "../runtime/sandbox-layers.js";
 import { probeSandbox, type SandboxProbe } from "../runtime/sandbox-probe.js";
 import { describeJupyterServer, formatJupyterReport } from "./doctor-jupyter.js";
 
@@ -61,6 +62,7 @@ export function formatDoctorReport(
   envSummary: KernelEnvSummary,
   sandbox?: SandboxProbe,
   subreaperPython?: string | null,
+  layers: SandboxLayer[] = [],
 ): string {
   const lines: string[] = [];
   const chosen = report.chosen;
@@ -95,6 +97,8 @@ export function formatDoctorReport(
     lines.push(
       sandbox.ok ? `  available: ${sandbox.bwrap} works here` : `  not available: ${sandbox.reason}`,
     );
+    // Which layers a sandboxed kernel gets on this machine (docs/security.md says what each is for).
+    for (const layer of layers) lines.push(`  ${layer.name.padEnd(16)} ${layer.state}`);
   }
   if (subreaperPython !== undefined) {
     lines.push("");
@@ -137,15 +141,16 @@ export async function runDoctor(
   const probe = await probeSandbox(env);
   const subreaperPython = findSubreaperPython(env);
   const jupyter = args.jupyter !== undefined ? await describeJupyterServer(args.jupyter) : undefined;
+  const layers = probe.ok ? describeSandboxLayers() : [];
   if (args.json) {
     const sandbox = probe.ok
-      ? { available: true, bwrap: probe.bwrap }
+      ? { available: true, bwrap: probe.bwrap, layers }
       : { available: false, reason: probe.reason };
     io.stdout(
       `${JSON.stringify({ ok: report.chosen !== undefined, ...report, kernelEnv: envSummary, sandbox, jsKernel: { subreaperPython }, ...(jupyter ? { jupyter } : {}) })}\n`,
     );
   } else {
-    io.stdout(formatDoctorReport(report, envSummary, probe, subreaperPython));
+    io.stdout(formatDoctorReport(report, envSummary, probe, subreaperPython, layers));
     if (jupyter) io.stdout(`\n${formatJupyterReport(jupyter)}`);
   }
   // With a server, cells run there: the server decides; a missing local Python does not matter.

@@ -1,7 +1,7 @@
 // `evalkit exec` text mode: prints each cell's output as it is produced, saves images to files, then notices.
 import type { CellLanguage, CellResult } from "../contracts/cell-result.js";
 import { type MimeBundle, STATUS_MIME } from "../contracts/outputs.js";
-import { renderBundleText } from "../output/display-render.js";
+import { renderBundleTextForTerminal } from "../output/display-render.js";
 import { collectNotices } from "../render/notices.js";
 import { stripAnsi } from "../text/ansi.js";
 import type { EvalOutputEvent, EvalProgress } from "../tool/run-call.js";
@@ -96,7 +96,7 @@ export class ExecTextOutput {
     const image = this.images.pickImage(data);
     // A figure's text/plain (`<Figure size 640x480 with 1 Axes>`) says nothing the image line does not.
     const markdown = data["text/markdown"];
-    const text = image ? (typeof markdown === "string" ? markdown : "") : renderBundleText(data);
+    const text = image ? (typeof markdown === "string" ? markdown : "") : renderBundleTextForTerminal(data);
     if (text !== "") this.block(stripAnsi(text));
     if (image) {
       const shown = this.images.show(image.mime, image.data);

@@ -2,8 +2,22 @@
 
 import { isAscii } from "node:buffer";
 import type { CellUsage } from "../contracts/cell-result.js";
+import { boundDepth, SHALLOW_LINE_CHARS } from "../contracts/kernel-values.js";
 import type { KernelOutput, MimeBundle } from "../contracts/outputs.js";
 import { EvalkitError } from "../errors.js";
+import type {
+  CallFrame,
+  CancelCallFrame,
+  ClearOutputFrame,
+  CompleteReplyFrame,
+  DoneFrame,
+  ErrorFrame,
+  InputRequestFrame,
+  IsCompleteReplyFrame,
+  ProtocolErrorFrame,
+  StartedFrame,
+  StreamFrame,
+} from "../protocol/runner-frames.js";
 
 export interface ReadyFrame {
   type: "ready";
@@ -19,10 +33,11 @@ export interface ReadyFrame {
   checkpointToken?: string;
 }
 
+/** A decoded frame: the wire types of src/protocol/ (the schema's), a normalised `ready`, or one this host does not know. */
 export type RunnerFrame =
   | ReadyFrame
-  | { type: "started"; id: string }
-  | { type: "stdout" | "stderr"; id: string; data: string }
+  | StartedFrame
+  | StreamFrame
   | {
       type: "display" | "result";
       id: string;
@@ -34,26 +49,27 @@ export type RunnerFrame =
       /** The execute request's secret, echoed on `result` frames (docs/protocol.md, forged frames). */
       nonce?: string;
     }
-  | { type: "clear_output"; id: string; wait: boolean }
-  | { type: "error"; id: string; ename: string; evalue: string; traceback: string[]; nonce?: string }
-  | {
-      type: "done";
-      id: string;
-      status: "ok" | "error";
-      executionCount: number | null;
-      cancelled: boolean;
-      usage?: CellUsage;
-      nonce?: string;
-    }
-  | { type: "call"; id: string; callId: string; method: string; params: Record<string, unknown> }
-  | { type: "cancel_call"; id: string; callId: string }
-  | { type: "input_request"; id: string; prompt: string; password: boolean }
-  | { type: "is_complete_reply"; id: string; status: "complete" | "incomplete" | "invalid"; indent: string }
-  | { type: "complete_reply"; id: string; start: number; matches: string[] }
-  | { type: "protocol_error"; reason: string }
+  | ClearOutputFrame
+  | ErrorFrame
+  | DoneFrame
+  | CallFrame
+  | CancelCallFrame
+  | InputRequestFrame
+  | IsCompleteReplyFrame
+  | CompleteReplyFrame
+  | ProtocolErrorFrame
   | { type: "unknown"; raw: Record<string, unknown> };
 
-function fail(reason: string, line: string): never {
+/** The frame's text for an error message: the line, or (a frame decoded already) its JSON when that can be had. */
+type FrameText = string | (() => string);
+
+function fail(reason: string, source: FrameText): never {
+  let line: string;
+  try {
+    line = typeof source === "string" ? source : source();
+  } catch {
+    line = "(a frame too deep to show)";
+  }
   throw new EvalkitError("PROTOCOL_ERROR", `invalid frame from runner: ${reason}`, {
     line: line.length > 200 ? `${line.slice(0, 200)}…` : line,
   });
@@ -63,7 +79,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-function str(frame: Record<string, unknown>, key: string, line: string): string {
+function str(frame: Record<string, unknown>, key: string, line: FrameText): string {
   const value = frame[key];
   if (typeof value !== "string") fail(`field "${key}" must be a string`, line);
   return value;
@@ -85,11 +101,30 @@ export function isPlainStreamLine(line: Buffer): boolean {
   );
 }
 
+/**
+ * A field as text. `String()` of a nested array recurses through `join` (a cell can send one 100,000 levels deep);
+ * a container becomes its JSON after the depth cut instead, so nothing here can overflow the stack.
+ */
+function textOf(value: unknown, fallback: string): string {
+  if (typeof value === "string") return value;
+  if (value === undefined || value === null) return fallback;
+  if (typeof value !== "object") return String(value);
+  return JSON.stringify(boundDepth(value)) ?? fallback;
+}
+
+/** A numeric field, NaN unless it is a number (`Number()` of a nested array recurses as `String()` does). */
+function numberOf(value: unknown): number {
+  return typeof value === "number" ? value : typeof value === "string" ? Number(value) : Number.NaN;
+}
+
 function nonceOf(frame: Record<string, unknown>): { nonce?: string } {
   return typeof frame.nonce === "string" ? { nonce: frame.nonce } : {};
 }
 
-/** Parse one protocol line. Throws PROTOCOL_ERROR for anything that is not a well-formed frame. */
+/**
+ * Parse one protocol line. Throws PROTOCOL_ERROR for anything that is not a well-formed frame. The values a
+ * cell controls (display data and metadata, bridge arguments) come out bounded in depth (contracts/kernel-values.ts).
+ */
 export function decodeRunnerFrame(line: string): RunnerFrame {
   let frame: unknown;
   try {
@@ -97,17 +132,31 @@ export function decodeRunnerFrame(line: string): RunnerFrame {
   } catch {
     fail("not JSON", line);
   }
+  // A short line cannot nest deeper than the bound: the common small frame skips the walk.
+  return decodeFrameObject(frame, line, line.length > SHALLOW_LINE_CHARS);
+}
+
+/**
+ * A frame a runner's channel decoded already (the JS kernel's), checked as {@link decodeRunnerFrame} checks a
+ * line, without encoding it again.
+ */
+export function decodeRunnerFrameObject(frame: unknown): RunnerFrame {
+  return decodeFrameObject(frame, () => JSON.stringify(frame), true);
+}
+
+function decodeFrameObject(frame: unknown, line: FrameText, mayBeDeep: boolean): RunnerFrame {
+  const bound = mayBeDeep ? boundDepth : <T>(value: T): T => value;
   if (!isRecord(frame) || typeof frame.type !== "string") fail('not an object with a "type"', line);
   switch (frame.type) {
     case "ready":
       return {
         type: "ready",
-        pid: Number(frame.pid),
+        pid: numberOf(frame.pid),
         python: str(frame, "python", line),
-        implementation: String(frame.implementation ?? "cpython"),
-        executable: String(frame.executable ?? ""),
-        protocol: Number(frame.protocol),
-        cwd: String(frame.cwd ?? ""),
+        implementation: textOf(frame.implementation, "cpython"),
+        executable: textOf(frame.executable, ""),
+        protocol: numberOf(frame.protocol),
+        cwd: textOf(frame.cwd, ""),
         ...(frame.checkpoints === true ? { checkpoints: true } : {}),
         ...(typeof frame.checkpointToken === "string" ? { checkpointToken: frame.checkpointToken } : {}),
       };
@@ -122,8 +171,8 @@ export function decodeRunnerFrame(line: string): RunnerFrame {
       return {
         type: frame.type,
         id: str(frame, "id", line),
-        bundle: frame.bundle,
-        ...(isRecord(frame.metadata) ? { metadata: frame.metadata } : {}),
+        bundle: bound(frame.bundle),
+        ...(isRecord(frame.metadata) ? { metadata: bound(frame.metadata) } : {}),
         ...(typeof frame.displayId === "string" ? { displayId: frame.displayId } : {}),
         ...(frame.update === true ? { update: true } : {}),
         ...(typeof frame.executionCount === "number" ? { executionCount: frame.executionCount } : {}),
@@ -137,8 +186,8 @@ export function decodeRunnerFrame(line: string): RunnerFrame {
         type: "error",
         id: str(frame, "id", line),
         ename: str(frame, "ename", line),
-        evalue: String(frame.evalue ?? ""),
-        traceback: Array.isArray(frame.traceback) ? frame.traceback.map(String) : [],
+        evalue: textOf(frame.evalue, ""),
+        traceback: Array.isArray(frame.traceback) ? frame.traceback.map((line) => textOf(line, "")) : [],
         ...nonceOf(frame),
       };
     case "done":
@@ -157,7 +206,7 @@ export function decodeRunnerFrame(line: string): RunnerFrame {
         id: str(frame, "id", line),
         callId: str(frame, "callId", line),
         method: str(frame, "method", line),
-        params: isRecord(frame.params) ? frame.params : {},
+        params: isRecord(frame.params) ? bound(frame.params) : {},
       };
     case "cancel_call":
       return { type: "cancel_call", id: str(frame, "id", line), callId: str(frame, "callId", line) };
@@ -165,7 +214,7 @@ export function decodeRunnerFrame(line: string): RunnerFrame {
       return {
         type: "input_request",
         id: str(frame, "id", line),
-        prompt: String(frame.prompt ?? ""),
+        prompt: textOf(frame.prompt, ""),
         password: frame.password === true,
       };
     case "is_complete_reply": {
@@ -175,7 +224,7 @@ export function decodeRunnerFrame(line: string): RunnerFrame {
         type: "is_complete_reply",
         id: str(frame, "id", line),
         status,
-        indent: String(frame.indent ?? ""),
+        indent: textOf(frame.indent, ""),
       };
     }
     case "complete_reply": {
@@ -184,7 +233,7 @@ export function decodeRunnerFrame(line: string): RunnerFrame {
       return { type: "complete_reply", id: str(frame, "id", line), start, matches };
     }
     case "protocol_error":
-      return { type: "protocol_error", reason: String(frame.reason ?? "") };
+      return { type: "protocol_error", reason: textOf(frame.reason, "") };
     default:
       return { type: "unknown", raw: frame };
   }

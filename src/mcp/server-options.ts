@@ -3,6 +3,7 @@ import * as z from "zod";
 import { lazySchema, PARSE_ONCE } from "../contracts/lazy-schema.js";
 import { EvalkitError } from "../errors.js";
 import { resolveArtifactDir } from "../output/artifact-ids.js";
+import { checkSandboxLayout } from "../runtime/sandbox-argv.js";
 import { firstIssueField, formatZodIssues } from "../tool/format-issues.js";
 import { type EvalToolOptions, resolveToolOptions } from "../tool/tool-options.js";
 
@@ -84,6 +85,14 @@ export function resolveMcpServerOptions(options: EvalMcpServerOptions = {}): Res
   // Fail at start-up (bad cwd, EVALKIT_PY=maybe) rather than on the first call; the tool itself is made later,
   // once the client's capabilities are known.
   const resolved = resolveToolOptions(toolOptions);
+  // A sandboxed server in a cwd the sandbox refuses (/proc, the home...) would fail every call: it does not start.
+  if (resolved.sandbox !== undefined) {
+    checkSandboxLayout({
+      sandbox: resolved.sandbox,
+      cwd: resolved.cwd,
+      home: resolved.env.HOME ?? process.env.HOME,
+    });
+  }
   return {
     toolOptions: { ...toolOptions, cwd: resolved.cwd },
     artifactsDir: resolved.artifactsDir ?? artifactsDir,

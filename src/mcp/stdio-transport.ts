@@ -1,5 +1,7 @@
 // MCP over stdio with a per-message size limit that answers: a request over the limit gets a JSON-RPC error and
 // the server goes on (the SDK's own stdio transport closes the connection at 10 MiB, and the server exits 0).
+// A line that is not JSON gets -32700 and one that is not a JSON-RPC message -32600, as JSON-RPC 2.0 says (the
+// SDK's transport only reports them to the server's log, so the client waited for an answer that never came).
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 
@@ -8,6 +10,10 @@ export const DEFAULT_MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
 
 /** JSON-RPC "Invalid Request". */
 const INVALID_REQUEST = -32600;
+/** JSON-RPC "Parse error": the line is not JSON. */
+const PARSE_ERROR = -32700;
+/** How much of a bad line an error message quotes. */
+const QUOTED_CHARS = 80;
 
 /** Bytes kept from each end of an oversized line, to find its request id without buffering it. */
 const EDGE_BYTES = 4096;
@@ -135,14 +141,55 @@ export class BoundedStdioTransport implements Transport {
     this.pieces = [];
     this.pieceBytes = 0;
     if (line.trim() === "") return;
-    let message: JSONRPCMessage;
+    let value: unknown;
     try {
-      message = JSONRPCMessageSchema.parse(JSON.parse(line));
+      value = JSON.parse(line);
     } catch (err) {
-      this.onerror?.(err instanceof Error ? err : new Error(String(err)));
+      const reason = err instanceof Error ? err.message : String(err);
+      this.answerError(null, PARSE_ERROR, `parse error: the line is not JSON (${reason}): ${quote(line)}`);
       return;
     }
-    this.onmessage?.(message);
+    const parsed = JSONRPCMessageSchema.safeParse(value);
+    if (!parsed.success) {
+      this.refuseInvalid(value, line);
+      return;
+    }
+    this.onmessage?.(parsed.data);
+  }
+
+  /**
+   * Answers JSON that is not a JSON-RPC message with -32600, naming the request's id when it has a usable one.
+   * A broken response or notification from the client gets no answer (JSON-RPC answers requests only); it
+   * only goes to `onerror`, like every refused line.
+   */
+  private refuseInvalid(value: unknown, line: string): void {
+    const record = typeof value === "object" && value !== null && !Array.isArray(value) ? value : undefined;
+    const fields = (record ?? {}) as Record<string, unknown>;
+    const isResponse =
+      record !== undefined && !("method" in fields) && ("result" in fields || "error" in fields);
+    const isNotification = record !== undefined && "method" in fields && !("id" in fields);
+    const id = typeof fields.id === "string" || typeof fields.id === "number" ? fields.id : null;
+    const what = Array.isArray(value)
+      ? "a batch (an array); evalkit's MCP server takes one message per line"
+      : record === undefined
+        ? `${value === null ? "null" : typeof value}, not an object`
+        : typeof fields.method !== "string" && !isResponse
+          ? 'an object without a "method" string'
+          : fields.jsonrpc !== "2.0"
+            ? 'an object without "jsonrpc": "2.0"'
+            : "an object whose fields do not match a JSON-RPC request";
+    const text = `invalid request: the line is JSON but not a JSON-RPC 2.0 message: ${what}: ${quote(line)}`;
+    if (isResponse || isNotification) {
+      this.onerror?.(new Error(text));
+      return;
+    }
+    this.answerError(id, INVALID_REQUEST, text);
+  }
+
+  /** Sends a JSON-RPC error response (`id` null when the request's id is unknown) and reports it to `onerror`. */
+  private answerError(id: string | number | null, code: number, text: string): void {
+    this.onerror?.(new Error(text));
+    void this.send({ jsonrpc: "2.0", id, error: { code, message: text } } as unknown as JSONRPCMessage);
   }
 
   /** Answers an oversized request with a JSON-RPC error naming the limit; the connection stays open. */
@@ -157,6 +204,12 @@ export class BoundedStdioTransport implements Transport {
     const response = id === undefined ? { jsonrpc: "2.0", error } : { jsonrpc: "2.0", id, error };
     void this.send(response as JSONRPCMessage);
   }
+}
+
+/** The start of a bad line, for the error message. */
+function quote(line: string): string {
+  const text = line.length > QUOTED_CHARS ? `${line.slice(0, QUOTED_CHARS)}…` : line;
+  return JSON.stringify(text);
 }
 
 function keepLast(bytes: Buffer, count: number): Buffer {

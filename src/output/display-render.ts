@@ -79,6 +79,18 @@ export function renderBundleText(bundle: MimeBundle, options: DisplayRenderOptio
   return rest.length > 0 ? `[display: ${rest.join(", ")}]` : "";
 }
 
+/**
+ * The text a person at a terminal reads for one bundle: what IPython prints, its `text/plain` (pandas' aligned
+ * frame with its own truncation, a Series with its `Name: …, dtype: …` footer), unless that is only a default
+ * object repr; then the model's view ({@link renderBundleText}: markdown, HTML as markdown, ...). The REPL and
+ * `evalkit exec`'s text mode use it; what a model reads keeps the markdown tables.
+ */
+export function renderBundleTextForTerminal(bundle: MimeBundle, options: DisplayRenderOptions = {}): string {
+  const plain = stringAt(bundle, "text/plain");
+  if (plain !== undefined && !DEFAULT_REPR.test(plain.trim())) return plain;
+  return renderBundleText(bundle, options);
+}
+
 function toDisplayImage(mimeType: string, value: unknown): DisplayImage | undefined {
   if (typeof value !== "string") return undefined;
   const data = mimeType === "image/svg+xml" ? Buffer.from(value, "utf8").toString("base64") : value;

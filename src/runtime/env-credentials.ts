@@ -58,3 +58,37 @@ export function userInfoSecrets(name: string, value: string, minLength: number):
   }
   return [...secrets];
 }
+
+// `Key=Value` pairs of connection strings (Azure's `AccountKey=...;`, ADO.NET's `Password=...;`) whose key names
+// a credential.
+const CREDENTIAL_PAIR = /(?:^|;)\s*([A-Za-z ]*?(?:key|password|pwd|secret|token|signature))\s*=\s*([^;]+)/gi;
+
+/** Body lines of PEM blocks are redacted one by one, whether the value holds real newlines or `\n` escapes. */
+const PEM_BEGIN = "-----BEGIN ";
+const MIN_PEM_LINE_LENGTH = 16;
+
+/**
+ * The parts of a secret value a program may print on their own: credentials inside a connection string, the lines of
+ * a PEM block, and the user-info of a URL used as a key (a Sentry DSN `https://<key>@host/1`). Values shorter than
+ * `minLength` are left out.
+ */
+export function secretParts(value: string, minLength: number): string[] {
+  const parts = new Set<string>();
+  if (value.includes("=") && value.includes(";"))
+    for (const match of value.matchAll(CREDENTIAL_PAIR)) {
+      const part = match[2]?.trim() ?? "";
+      if (part.length >= minLength) parts.add(part);
+    }
+  if (value.includes(PEM_BEGIN))
+    for (const line of value.split(/\\n|\r?\n/)) {
+      const trimmed = line.trim();
+      if (trimmed.length >= MIN_PEM_LINE_LENGTH && !trimmed.startsWith("-----")) parts.add(trimmed);
+    }
+  if (value.includes("://"))
+    for (const info of findUserInfo(value)) {
+      const user = info.includes(":") ? info.slice(0, info.indexOf(":")) : info;
+      if (user.length >= minLength) parts.add(user);
+    }
+  parts.delete(value);
+  return [...parts];
+}

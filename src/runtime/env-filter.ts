@@ -1,5 +1,11 @@
 // The kernel's environment: an allowlist of harmless variables, minus anything that looks like a secret.
-import { hasUrlPassword, isProxyName, stripUserInfo, userInfoSecrets } from "./env-credentials.js";
+import {
+  hasUrlPassword,
+  isProxyName,
+  secretParts,
+  stripUserInfo,
+  userInfoSecrets,
+} from "./env-credentials.js";
 
 /** Variables passed to the kernel by name (compared case-insensitively, for Windows and lower-case proxies). */
 export const ALLOWED_ENV_NAMES: readonly string[] = [
@@ -111,27 +117,52 @@ export const DENIED_ENV_NAMES: readonly string[] = [
   "MYSQL_PWD",
 ];
 
-// Anything shaped like a credential: FOO_API_KEY, FOO_APIKEY, *_KEY, *_SECRET*, *_TOKEN, *_AUTHTOKEN,
-// *_PASSWORD, *_PASSWD, *_CREDENTIALS (the name itself may be just the suffix, e.g. SECRET_KEY).
+// Anything shaped like a credential, whatever its prefix (EVALKIT_, LC_, XDG_ included): FOO_API_KEY, FOO_APIKEY,
+// *_KEY, *_SECRET*, *_TOKEN, *_AUTHTOKEN, *_PASSWORD, *_PASSWD, *_PASS, *_PWD (not PWD/OLDPWD, the working
+// directory), *_PAT (personal access tokens), *_CREDENTIAL(S), *_DSN (Sentry-style URLs with a key), *WEBHOOK*
+// (a webhook URL is its own secret), *_CONNECTION_STRING / *_CONN_STR (keys inside), *_AUTH (npm's `_auth`),
+// JWT, COOKIE, *_PEM (the name itself may be just the suffix, e.g. SECRET_KEY, JWT).
 const SECRET_PATTERNS: readonly RegExp[] = [
   /(^|_)API_?KEY$/,
   /(^|_)KEY$/,
   /AUTHTOKEN$/,
   /(^|_)SECRET/,
   /(^|_)TOKEN$/,
-  /(^|_)(PASSWORD|PASSWD)$/,
-  /(^|_)CREDENTIALS$/,
-  /(^|_)PRIVATE_KEY$/,
+  /(^|_)(PASSWORD|PASSWD|PASS|PASSPHRASE)$/,
+  /_PWD$/,
+  /(^|_)PAT$/,
+  /(^|_)CREDENTIALS?$/,
+  /(^|_)PRIVATE_KEY/,
   /(^|_)ACCESS_KEY$/,
+  /(^|_)DSN$/,
+  /WEBHOOK/,
+  /(^|_)(CONNECTION_STRING|CONN_STR|CONNSTR)$/,
+  /(^|_)AUTH$/,
+  /(^|_)JWT(_|$)/,
+  /COOKIE/,
+  /(^|_)PEM$/,
 ];
 
 const ALLOWED_SET = new Set(ALLOWED_ENV_NAMES);
 const DENIED_SET = new Set(DENIED_ENV_NAMES);
 
+/** Every pattern in one expression: a name is tested once, not once per pattern. */
+const SECRET_PATTERN = new RegExp(SECRET_PATTERNS.map((pattern) => `(?:${pattern.source})`).join("|"));
+
+// Redaction reads the environment at every call, and its names hardly ever change: each is judged once.
+const verdicts = new Map<string, boolean>();
+const MAX_VERDICTS = 4096;
+
 /** True when `name` is a known secret variable or shaped like one (`*_API_KEY`, `*_TOKEN`, `*_SECRET*`...). */
 export function isSecretName(name: string): boolean {
-  const upper = name.toUpperCase();
-  return DENIED_SET.has(upper) || SECRET_PATTERNS.some((pattern) => pattern.test(upper));
+  let verdict = verdicts.get(name);
+  if (verdict === undefined) {
+    const upper = name.toUpperCase();
+    verdict = DENIED_SET.has(upper) || SECRET_PATTERN.test(upper);
+    if (verdicts.size >= MAX_VERDICTS) verdicts.clear();
+    verdicts.set(name, verdict);
+  }
+  return verdict;
 }
 
 // A URL with user:password@ in it is a credential in any variable; a package index URL with any user-info
@@ -219,14 +250,20 @@ export function collectSecretValues(
     seen.add(value);
     found.push({ name, value });
   };
-  for (const [name, value] of Object.entries(env)) {
+  // Keys, then each value: on `process.env` (read at every call) this is about half the cost of Object.entries.
+  for (const name of Object.keys(env)) {
+    const value = env[name];
     if (value === undefined) continue;
     // Passwords in URLs join the list on their own: the kernel may see the URL without them (proxies), and
     // a program may print the password alone or percent-decoded.
     if (value.includes("://"))
       for (const secret of userInfoSecrets(name, value, MIN_URL_PASSWORD_LENGTH)) add(name, secret);
     if (value.length < MIN_SECRET_VALUE_LENGTH) continue;
-    if (isSecretName(name) || carriesCredentials(name, value)) add(name, value);
+    if (isSecretName(name)) {
+      add(name, value);
+      // A program may print one part alone: the AccountKey of a connection string, a PEM line, a DSN's key.
+      for (const part of secretParts(value, MIN_SECRET_VALUE_LENGTH)) add(name, part);
+    } else if (carriesCredentials(name, value)) add(name, value);
   }
   return found.sort((a, b) => b.value.length - a.value.length);
 }

@@ -8,6 +8,7 @@ import {
   isExecutableFile,
   type RuntimePlatform,
 } from "./find-executable.js";
+import { withoutUntrusted } from "./python-untrusted.js";
 
 /** Where a candidate interpreter came from, in search order. */
 export type PythonSource = "explicit" | "VIRTUAL_ENV" | "CONDA_PREFIX" | "cwd-venv" | "managed-venv" | "PATH";
@@ -26,6 +27,8 @@ export interface PythonCandidate {
   absentReason?: string;
   /** True when the step's absence is worth reporting as a rejection (a variable points at nothing). */
   isBrokenPointer?: boolean;
+  /** An explicit interpreter in a sandbox-writable directory: never run on the host (python-untrusted.ts). */
+  isUntrusted?: boolean;
 }
 
 /** Inputs of the search. */
@@ -37,6 +40,8 @@ export interface CandidateContext {
   platform: RuntimePlatform;
   /** Sources to leave out (setup leaves out the managed venv it is about to create). */
   excludeSources?: PythonSource[];
+  /** Directories a sandboxed cell can write: nothing found there is run on the host (python-untrusted.ts). */
+  untrusted?: string[];
 }
 
 /** The managed venv evalkit creates with `evalkit setup python`. */
@@ -125,7 +130,7 @@ export function listPythonCandidates(ctx: CandidateContext): PythonCandidate[] {
       ctx.explicit.origin === "option"
         ? `named explicitly (${ctx.explicit.value}); the search is skipped`
         : `named by EVALKIT_PYTHON (${ctx.explicit.value}); the search is skipped`;
-    return [resolveExplicit(ctx, ctx.explicit.value, origin)];
+    return withoutUntrusted([resolveExplicit(ctx, ctx.explicit.value, origin)], ctx.untrusted ?? []);
   }
   const { env, cwd, platform } = ctx;
   const list: PythonCandidate[] = [];
@@ -192,7 +197,7 @@ export function listPythonCandidates(ctx: CandidateContext): PythonCandidate[] {
     list.push({ source: "PATH", origin: "PATH", absentReason: "neither python3 nor python is on PATH" });
   const excluded = new Set(ctx.excludeSources ?? []);
   const seen = new Set<string>();
-  return list.filter((entry) => {
+  return withoutUntrusted(list, ctx.untrusted ?? []).filter((entry) => {
     if (excluded.has(entry.source)) return false;
     if (entry.candidate === undefined) return true;
     const identity = identityOf(entry.candidate);

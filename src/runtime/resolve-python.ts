@@ -22,6 +22,7 @@ import {
   type RejectedPython,
   type ResolvedPython,
 } from "./python-types.js";
+import { expandRoots } from "./python-untrusted.js";
 import { detectShim, inspectShim } from "./resolve-shim.js";
 
 /** Default preflight timeout: a real interpreter answers in tens of milliseconds; a hung one is rejected. */
@@ -43,6 +44,7 @@ const resolveOptionsSchema = lazySchema(() =>
     excludeSources: z.array(z.enum(sourceNames)).optional(),
     persistentCache: z.boolean().optional(),
     platform: z.string().optional(),
+    untrusted: z.array(z.string().min(1)).optional(),
   }),
 );
 
@@ -69,6 +71,11 @@ export interface ResolvePythonOptions {
   excludeSources?: PythonSource[];
   /** Target platform rules (tests). Default process.platform. */
   platform?: NodeJS.Platform;
+  /**
+   * Directories a sandboxed cell can write (the cwd, `sandbox.writable`): an interpreter or venv found there is
+   * skipped, and an explicit one there is used without a preflight, so nothing a cell wrote runs on the host.
+   */
+  untrusted?: string[];
 }
 
 interface SearchContext extends CandidateContext {
@@ -113,6 +120,7 @@ function buildContext(options: ResolvePythonOptions): SearchContext {
     };
   }
   if (options.excludeSources) ctx.excludeSources = options.excludeSources;
+  if (options.untrusted) ctx.untrusted = expandRoots(options.untrusted.map((p) => path.resolve(cwd, p)));
   const cacheFlag = env.EVALKIT_PYTHON_CACHE;
   if (options.persistentCache ?? !(cacheFlag !== undefined && /^(0|false|no|off)$/i.test(cacheFlag.trim()))) {
     ctx.diskCacheFile = path.join(ctx.evalkitHome, "cache", "python-preflight.json");
@@ -143,7 +151,7 @@ async function checkCandidate(
   let versionTuple: [number, number, number] = [0, 0, 0];
   let implementation = "unknown";
   let preflightMs = 0;
-  if (ctx.skipCheck) {
+  if (ctx.skipCheck || entry.isUntrusted) {
     const fromName = shim?.version ? /^(\d+)\.(\d+)\.(\d+)$/.exec(shim.version) : null;
     const known = entry.venv ? readVenvVersion(entry.venv) : undefined;
     versionTuple =
@@ -201,7 +209,7 @@ async function checkCandidate(
     source: entry.source,
     reason,
     candidate: entry.candidate,
-    checked: !ctx.skipCheck,
+    checked: !ctx.skipCheck && entry.isUntrusted !== true,
     preflightMs,
     rejected: [],
     envAdditions: { pathPrepend: [], set: {}, unset: [] },

@@ -1,6 +1,15 @@
 // Builds the bubblewrap command prefix that runs a kernel in the sandbox (docs/sandbox.md has the layout and why).
-import { existsSync, lstatSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  lstatSync,
+  openSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+} from "node:fs";
 import path from "node:path";
+import { EvalkitError } from "../errors.js";
 import { checkWritablePaths, homesToHide, isCovered, revealsHome } from "./sandbox-guard.js";
 import type { ResolvedSandbox } from "./sandbox-types.js";
 
@@ -43,7 +52,61 @@ export interface SandboxCommandSpec {
    * limit cannot fill the host's memory through files there. Needs a bwrap with `--size` (the probe tells).
    */
   tmpfsBytes?: number | undefined;
+  /**
+   * A seccomp program (sandbox-seccomp.ts) waits on descriptor {@link SECCOMP_FD} of the spawned process:
+   * the spawner opens it there ({@link openSeccompStdio}).
+   */
+  hasSeccompFd?: boolean | undefined;
+  /** `cgroup.procs` files the launcher joins before bwrap runs (sandbox-cgroup.ts). */
+  cgroupProcs?: readonly string[] | undefined;
 }
+
+/**
+ * Parts of /proc that reach the whole machine: kernel tunables (`sys`: `kernel.core_pattern` runs a program of
+ * the writer's choosing as root on the host, and uid 0 needs no capability to write it), the magic SysRq key,
+ * and driver and file-system switches. Bound read-only over the sandbox's own /proc; `/sys` is not shown at all.
+ */
+export const PROC_READ_ONLY = ["/proc/sys", "/proc/sysrq-trigger"];
+
+/** Never bound, whatever an interpreter's prefix or pyvenv.cfg says: the host's processes, devices and sockets. */
+const NEVER_SHOWN = ["/proc", "/sys", "/dev", "/run"];
+
+/** The descriptor bwrap reads the seccomp program from (the spawner opens the file there). */
+export const SECCOMP_FD = 9;
+
+/**
+ * `stdio` for spawn with the seccomp program opened on {@link SECCOMP_FD} (a fresh open each time: bwrap reads
+ * to the end, and a shared offset would leave the next kernel an empty program), and the descriptor to close
+ * once the process is spawned. `stdio` unchanged when there is no program.
+ */
+export function openSeccompStdio(
+  stdio: ("pipe" | "ignore")[],
+  file: string | undefined,
+): { stdio: ("pipe" | "ignore" | number)[]; close: () => void } {
+  if (file === undefined) return { stdio, close: () => undefined };
+  let fd: number;
+  try {
+    fd = openSync(file, "r");
+  } catch (err) {
+    // Never a kernel without its filter: the start fails and says why.
+    const message = `the sandbox's seccomp program ${file} cannot be opened: ${(err as Error).message}`;
+    throw new EvalkitError("SANDBOX_UNAVAILABLE", message, { reason: message }, err);
+  }
+  const padded: ("pipe" | "ignore" | number)[] = [...stdio];
+  while (padded.length < SECCOMP_FD) padded.push("ignore");
+  padded[SECCOMP_FD] = fd;
+  return { stdio: padded, close: () => closeSync(fd) };
+}
+
+/**
+ * `sh -c` that joins the kernel's cgroups (its own pid, so bwrap and all it starts are inside from their first
+ * instruction), then becomes bwrap (exec: same pid, same group). Only kernels with limits pay for the shell.
+ */
+const LAUNCH_SCRIPT = [
+  "n=$1; shift",
+  'while [ "$n" -gt 0 ]; do echo $$ >"$1" || { echo "evalkit: cannot enter the kernel cgroup $1" >&2; exit 125; }; shift; n=$((n-1)); done',
+  'exec "$@"',
+].join("\n");
 
 /** `bwrap ... --` (the command follows). Everything the kernel should see is listed; the rest does not exist. */
 export function buildSandboxArgv(spec: SandboxCommandSpec): string[] {
@@ -56,6 +119,7 @@ export function buildSandboxArgv(spec: SandboxCommandSpec): string[] {
   };
   for (const root of SYSTEM_ROOTS) addSystemRoot(args, root);
   args.push("--proc", "/proc", "--dev", "/dev");
+  for (const p of PROC_READ_ONLY) args.push("--ro-bind-try", p, p);
   for (const target of ["/dev/shm", "/tmp", "/var/tmp"]) tmpfs(target);
   const home = usableHome(spec.home);
   if (home !== undefined) tmpfs(home);
@@ -64,8 +128,11 @@ export function buildSandboxArgv(spec: SandboxCommandSpec): string[] {
   const readOnly = new Set<string>();
   const links: [target: string, link: string][] = [];
   for (const executable of spec.executables) {
-    for (const prefix of installPrefixes(executable))
+    for (const prefix of installPrefixes(executable)) {
+      // A venv's pyvenv.cfg may be a cell's (in the cwd): its `home` never shows kernel or runtime state.
+      if (isCovered(prefix, NEVER_SHOWN)) continue;
       readOnly.add(narrowToHideHomes(prefix, executable, homes));
+    }
     const absolute = path.resolve(executable);
     const real = realOrSelf(absolute);
     if (real !== absolute) links.push([real, absolute]);
@@ -91,11 +158,25 @@ export function buildSandboxArgv(spec: SandboxCommandSpec): string[] {
   }
 
   args.push("--chdir", cwd);
-  args.push("--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try");
+  // A user namespace always, for root too: any capability the kernel could regain is its namespace's, which
+  // owns nothing of the host's.
+  args.push("--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try");
   if (!spec.sandbox.network) args.push("--unshare-net");
+  if (spec.hasSeccompFd) args.push("--seccomp", String(SECCOMP_FD));
   // No capabilities even when the host runs as root; killed with its parent; no terminal to push keys into.
   args.push("--cap-drop", "ALL", "--die-with-parent", "--new-session", "--");
-  return [spec.bwrap, ...args];
+  const procs = spec.cgroupProcs ?? [];
+  if (procs.length === 0) return [spec.bwrap, ...args];
+  return [
+    "/bin/sh",
+    "-c",
+    LAUNCH_SCRIPT,
+    "evalkit-sandbox",
+    String(procs.length),
+    ...procs,
+    spec.bwrap,
+    ...args,
+  ];
 }
 
 /**
@@ -171,8 +252,13 @@ export function installPrefixes(executable: string): string[] {
   // A symlink's own prefix only when it is a venv (its site-packages live there); for any other link it could
   // be a whole `~/.local`, and the link is recreated inside instead (buildSandboxArgv).
   if (real === absolute || base !== undefined) add(absolute);
-  if (base !== undefined) add(path.join(realOrSelf(base), "python"));
+  // Only a base that holds an interpreter: pyvenv.cfg may have been written by a cell to show another folder.
+  if (base !== undefined && hasInterpreter(realOrSelf(base))) add(path.join(realOrSelf(base), "python"));
   return [...prefixes];
+}
+
+function hasInterpreter(bin: string): boolean {
+  return ["python3", "python"].some((name) => existsSync(path.join(bin, name)));
 }
 
 function readVenvHome(prefix: string): string | undefined {

@@ -1,4 +1,4 @@
-// Refuses sandbox layouts that would undo the sandbox: a writable `/`, a cwd that shows the home or the shared /tmp.
+// Refuses sandbox layouts that would undo the sandbox: a writable `/`, a system area, the home or the shared /tmp.
 import { userInfo } from "node:os";
 import path from "node:path";
 import { EvalkitError } from "../errors.js";
@@ -8,7 +8,45 @@ import { EvalkitError } from "../errors.js";
  * other programs' files and Unix sockets in them (tmux, X11, ssh-agent): a socket there reaches outside the
  * sandbox whatever the network namespace says.
  */
-const SHARED_TEMP = ["/tmp", "/var/tmp", "/dev/shm"];
+const SHARED_TEMP = ["/tmp"]; // /var/tmp and /dev/shm are refused with the system areas, inside them too
+
+/**
+ * Areas of the machine that are never a cell's to write, nor its cwd, nor inside either: kernel interfaces
+ * (/proc: host processes and their environments; /sys; /dev), runtime state and sockets (/run, /var: docker.sock,
+ * the session bus, logs, spools), the system's configuration and software (/etc, /usr, /bin, /sbin, /lib*, /boot,
+ * /snap, /nix), root's home, and /home itself (every user's home). /opt, /srv and /mnt are refused themselves
+ * (they hold other programs and volumes) but a project directory inside them is allowed.
+ */
+export const SYSTEM_AREAS = [
+  "/proc",
+  "/sys",
+  "/dev",
+  "/run",
+  "/var",
+  "/etc",
+  "/boot",
+  "/efi",
+  "/usr",
+  "/bin",
+  "/sbin",
+  "/lib",
+  "/lib32",
+  "/lib64",
+  "/libx32",
+  "/snap",
+  "/nix",
+  "/root",
+  "/lost+found",
+];
+
+/** Refused as they are, allowed below: parents of many unrelated things. */
+const SHARED_PARENTS = ["/home", "/opt", "/srv", "/mnt", "/media", "/tmp/.X11-unix"];
+
+/** The system area `p` is or lies in (INVALID_INPUT follows), or undefined. */
+export function findSystemArea(p: string): string | undefined {
+  if (SHARED_PARENTS.includes(p)) return p;
+  return SYSTEM_AREAS.find((area) => isCovered(p, [area]));
+}
 
 /** The homes to keep out of sight: `HOME` as the kernel gets it and the account's home from the password file. */
 export function homesToHide(home: string | undefined): string[] {
@@ -37,6 +75,7 @@ export function checkWritablePaths(cwd: string, writable: readonly string[], hom
         { field: `sandbox.writable.${index}` },
       );
     }
+    refuseSystemArea(`sandbox.writable.${index}`, p, "writable");
   }
   const hint = "run evalkit from a project directory or pass one as the cwd (--cwd DIR, the cwd option)";
   if (cwd === "/") {
@@ -53,6 +92,7 @@ export function checkWritablePaths(cwd: string, writable: readonly string[], hom
       { field: "cwd", cwd },
     );
   }
+  refuseSystemArea("cwd", cwd, `the writable working directory; ${hint}`);
   const home = homes.find((h) => h === cwd || h.startsWith(`${cwd}/`));
   if (home !== undefined) {
     throw new EvalkitError(
@@ -61,6 +101,17 @@ export function checkWritablePaths(cwd: string, writable: readonly string[], hom
       { field: "cwd", cwd },
     );
   }
+}
+
+function refuseSystemArea(field: string, p: string, role: string): void {
+  const area = findSystemArea(p);
+  if (area === undefined) return;
+  const where = area === p ? "is" : `lies inside ${JSON.stringify(area)}, which is`;
+  throw new EvalkitError(
+    "INVALID_INPUT",
+    `${field}: ${JSON.stringify(p)} ${where} a system area the sandbox never makes writable (host processes, sockets, configuration or software live there); it cannot be ${role}`,
+    { field, path: p, area },
+  );
 }
 
 /** True when `p` is one of `roots` or lies inside one. */

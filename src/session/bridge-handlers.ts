@@ -127,7 +127,18 @@ function isPlainRecord(value: unknown): value is Record<string, unknown> {
 /** Keeps an Error's name and message (the cell shows both); wraps anything else thrown. */
 function toHandlerError(err: unknown): Error {
   if (err instanceof Error) return err;
-  return new Error(
-    typeof err === "string" ? err : `host handler failed: ${JSON.stringify(err) ?? String(err)}`,
-  );
+  return new Error(typeof err === "string" ? err : `host handler failed: ${describeThrown(err)}`);
+}
+
+/** A thrown non-Error as text; a BigInt or a cycle (which JSON.stringify refuses) must not throw again here. */
+function describeThrown(err: unknown): string {
+  try {
+    return JSON.stringify(err) ?? String(err);
+  } catch {
+    try {
+      return String(err);
+    } catch {
+      return "a value that cannot be shown";
+    }
+  }
 }

@@ -38,6 +38,7 @@ export function buildOutcome(
   abortCause: AbortCause | undefined,
   watchdog: CellWatchdog,
   durationMs: number,
+  isKernelRetained = true,
 ): SessionCellOutcome {
   const outcome: SessionCellOutcome = {
     status: result.status,
@@ -48,22 +49,31 @@ export function buildOutcome(
   };
   if (result.error) outcome.error = result.error;
   if (result.usage) outcome.usage = result.usage;
+  // A per-call kernel (evalkit exec, per-call mode) is shut down when the call ends, and the first cell that is
+  // not ok ends the call: "remains running" would promise state that is about to go.
+  const kernelFate = isKernelRetained
+    ? "kernel interrupted but remains running"
+    : "kernel interrupted; it ends with this call (per-call mode)";
   // Once the budget ran out or the caller gave up, the cell did not end on its own terms even when it
   // reports `ok` (os.system() swallows SIGINT while its child dies of it): say so.
   if (abortCause === "timeout") {
     outcome.status = "timeout";
-    outcome.notices.push(`${describeTimeout(watchdog.timeoutSec)}; kernel interrupted but remains running`);
+    outcome.notices.push(`${describeTimeout(watchdog.timeoutSec)}; ${kernelFate}`);
   } else if (abortCause !== undefined) {
     outcome.status = "cancelled";
     outcome.notices.push(
       abortCause === "disposed"
         ? "eval cell cancelled: the session manager was disposed"
-        : "eval cell cancelled; kernel interrupted but remains running",
+        : `eval cell cancelled; ${kernelFate}`,
     );
   } else if (result.cancelled) {
     // Interrupted from elsewhere (a signal sent by hand): report it as cancelled all the same.
     outcome.status = "cancelled";
-    outcome.notices.push("eval cell was interrupted; kernel remains running");
+    outcome.notices.push(
+      isKernelRetained
+        ? "eval cell was interrupted; kernel remains running"
+        : "eval cell was interrupted; its kernel ends with this call (per-call mode)",
+    );
   }
   return outcome;
 }

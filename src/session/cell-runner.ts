@@ -34,6 +34,8 @@ export interface CellRunOptions {
   killKernel: () => Promise<unknown>;
   /** The kernel's reusable timeout timer (session mode), instead of a timer per cell. */
   watchdogTimer?: WatchdogTimer | undefined;
+  /** False for a per-call kernel, which the call shuts down: its notices must not say it remains running. */
+  isKernelRetained?: boolean;
 }
 
 /** `not-started`: the kernel was gone before the cell reached it, so running it again is safe. */
@@ -147,7 +149,7 @@ export async function runCell(options: CellRunOptions): Promise<CellRun> {
     const durationMs = performance.now() - startedAt;
     return {
       kind: "finished",
-      outcome: buildOutcome(result, abortCause, watchdog, durationMs),
+      outcome: buildOutcome(result, abortCause, watchdog, durationMs, options.isKernelRetained ?? true),
       isKernelLost: false,
     };
   } catch (err) {

@@ -6,6 +6,7 @@ import { PythonKernel } from "../kernel/python/python-kernel.js";
 import { buildKernelEnv } from "../runtime/child-env.js";
 import { filterEnv } from "../runtime/env-filter.js";
 import { resolvePython } from "../runtime/resolve-python.js";
+import type { ResolvedSandbox } from "../runtime/sandbox-types.js";
 import type { InterpreterResolver, KernelFactory, KernelSpec } from "./session-types.js";
 
 /**
@@ -19,6 +20,7 @@ export function createDefaultResolver(
   python: string | undefined,
   extraEnv: Record<string, string>,
   launcher: string[] | undefined = undefined,
+  sandbox: ResolvedSandbox | undefined = undefined,
 ): InterpreterResolver {
   if (launcher && launcher.length > 0) {
     const env = { ...definedEntries(process.env), ...extraEnv };
@@ -29,8 +31,10 @@ export function createDefaultResolver(
     });
   }
   return async (cwd) => {
-    const options: { cwd: string; python?: string } = { cwd };
+    const options: { cwd: string; python?: string; untrusted?: string[] } = { cwd };
     if (python !== undefined) options.python = python;
+    // Sandboxed: what a cell can write (the cwd, the writable paths) is never run on the host.
+    if (sandbox !== undefined) options.untrusted = [cwd, ...sandbox.writable];
     const resolved = await resolvePython(options);
     return {
       executable: resolved.executable,

@@ -8,7 +8,7 @@ import type {
   InterpreterResolver,
   KernelSpec,
   ResolvedInterpreter,
-  SessionManagerOptions,
+  SessionManagerSettings,
 } from "./session-types.js";
 
 /** What a spec is built from: the manager's settled options. */
@@ -18,8 +18,8 @@ export interface SpecSettings {
   extraEnv: Record<string, string>;
   launcher: string[] | undefined;
   interruptGraceMs: number;
-  sandbox: SessionManagerOptions["sandbox"];
-  limits: SessionManagerOptions["limits"];
+  sandbox: SessionManagerSettings["sandbox"];
+  limits: SessionManagerSettings["limits"];
   checkpoints?: boolean;
   /** The Jupyter server every language but `js` runs on, when one is configured. */
   jupyter?: (() => Promise<JupyterServer>) | undefined;
@@ -138,6 +138,11 @@ export class KernelSpecCache {
       ...(this.options.limits ? { limits: this.options.limits } : {}),
       ...(this.options.checkpoints === true && language === "py" ? { checkpoints: true } : {}),
     };
+  }
+
+  /** The interpreter the kernels for `cwd` run (the same cached resolution a kernel start uses). */
+  resolveInterpreter(cwd: string): Promise<ResolvedInterpreter> {
+    return this.resolveCached(cwd);
   }
 
   /**

@@ -2,6 +2,7 @@
 import type { CellLanguage } from "../contracts/cell-result.js";
 import { EvalkitError, isEvalkitError } from "../errors.js";
 import type { Kernel } from "../kernel/kernel.js";
+import { describeWeakMemoryLimit } from "../runtime/sandbox-layers.js";
 import type { HostBridge } from "./bridge-handlers.js";
 import { cancelledByDispose, cancelledWhileQueued } from "./cell-outcome.js";
 import { runCell } from "./cell-runner.js";
@@ -49,6 +50,8 @@ export interface SessionCallContext {
   trackOwnKernel: (kernel: Kernel) => () => void;
   /** Checkpoint settings (docs/checkpoints.md); undefined: kernels start without checkpoints. */
   checkpoints?: CheckpointOptions | undefined;
+  /** Sandboxed: CWD_INVALID when the cwd was swapped or moved since the session started (cwd-pin.ts). */
+  checkCwd?: () => void;
 }
 
 interface Lease {
@@ -74,6 +77,8 @@ export class SessionCall {
   private isClosed = false;
   /** The automatic undo checkpoint of this call was taken (or was not due). */
   private isUndoPointTaken = false;
+  /** Whether this call already said that its sandbox's memory limit is an rlimit only (once per call). */
+  private hasLimitNotice = false;
 
   constructor(private readonly context: SessionCallContext) {}
 
@@ -178,6 +183,7 @@ export class SessionCall {
           if (!(await lease.kernel.checkpoints?.killInterpreter?.())) await lease.kernel.shutdown();
         },
         watchdogTimer: lease.entry?.watchdogTimer,
+        isKernelRetained: context.mode !== "per-call",
       });
       if (run.kind === "not-started") {
         // Nothing of the cell ran, so running it on a fresh kernel cannot repeat a side effect.
@@ -199,6 +205,12 @@ export class SessionCall {
             ? "previous kernel was killed after it ignored an interrupt"
             : `previous kernel died during a cell`;
         this.loseKernel(language, lease, reason);
+      }
+      if (!this.hasLimitNotice) {
+        this.hasLimitNotice = true;
+        const spec = lease.entry?.spec ?? (await context.describeSpec(language));
+        const weak = spec.sandbox ? describeWeakMemoryLimit(spec.limits) : undefined;
+        if (weak !== undefined) notices.push(weak);
       }
       if (notices.length > 0) outcome.notices = [...notices, ...outcome.notices];
       return outcome;
@@ -319,6 +331,7 @@ export class SessionCall {
       if (this.context.disposeSignal.aborted) {
         throw new EvalkitError("DISPOSED", "the session manager was disposed");
       }
+      this.context.checkCwd?.();
       const kernel = this.context.createKernel(spec);
       const untrack = this.context.trackOwnKernel(kernel);
       try {

@@ -1,12 +1,14 @@
 // SessionManager: owns every kernel; decides which kernel serves a call (retained or per-call) and disposes them.
 import type { CellLanguage } from "../contracts/cell-result.js";
 import { PARSE_ONCE } from "../contracts/lazy-schema.js";
-import { EvalkitError } from "../errors.js";
+import { EvalkitError, isEvalkitError } from "../errors.js";
 import type { JupyterServer } from "../kernel/jupyter/jupyter-server.js";
 import type { Kernel } from "../kernel/kernel.js";
+import { resolveSandboxSetting } from "../runtime/sandbox-setting.js";
 import { HostBridge } from "./bridge-handlers.js";
 import { normaliseCwd } from "./call-cwd.js";
 import { ConcurrencyLimiter } from "./concurrency-limiter.js";
+import { CwdPins } from "./cwd-pin.js";
 import { createDefaultKernel, createDefaultResolver } from "./default-kernels.js";
 import { DEFAULT_MAX_TIMEOUT_SEC, DEFAULT_TIMEOUT_SEC } from "./idle-timeout.js";
 import { JobRegistry } from "./job-registry.js";
@@ -20,6 +22,7 @@ import type {
   SessionCallRequest,
   SessionCellOutcome,
   SessionManagerOptions,
+  SessionManagerSettings,
   SessionRunRequest,
 } from "./session-types.js";
 import { sessionSchemas, validateCallRequest, validateInput } from "./session-validation.js";
@@ -62,9 +65,13 @@ export class SessionManager {
   private readonly maxTimeoutSec: number;
   private readonly crashLoopThreshold: number;
   private readonly checkpoints: SessionManagerOptions["checkpoints"];
+  /** What the kernels run with (a tool sharing this manager checks its own options against it). */
+  readonly settings: Readonly<SessionManagerSettings>;
   private disposing: Promise<void> | undefined;
   private readonly jupyterSettings: SessionManagerOptions["jupyter"];
   private jupyterServer: Promise<JupyterServer> | undefined;
+  /** Sandboxed managers only: each cwd as it was at its first call (cwd-pin.ts). */
+  private readonly cwdPins: CwdPins | undefined;
   /** Per-call kernels register here so `dispose()` can reach them (one function for every call). */
   private readonly trackOwnKernel = (kernel: Kernel): (() => void) => {
     this.ownKernels.add(kernel);
@@ -81,15 +88,30 @@ export class SessionManager {
     this.maxTimeoutSec = options.maxTimeoutSec ?? DEFAULT_MAX_TIMEOUT_SEC;
     this.crashLoopThreshold = options.crashLoopThreshold ?? DEFAULT_CRASH_LOOP_THRESHOLD;
     this.jupyterSettings = options.jupyter ? { ...options.jupyter } : undefined;
+    const sandbox = resolveSandboxSetting(options.sandbox, process.cwd());
+    const limits =
+      options.limits && Object.keys(options.limits).length > 0 ? { ...options.limits } : undefined;
+    this.settings = Object.freeze({
+      sandbox,
+      limits,
+      python: options.python,
+      hasCustomInterpreter: options.resolveInterpreter !== undefined || (options.launcher?.length ?? 0) > 0,
+    });
+    this.cwdPins = sandbox ? new CwdPins() : undefined;
     this.specs = new KernelSpecCache({
       resolveInterpreter:
-        options.resolveInterpreter ?? createDefaultResolver(options.python, extraEnv, options.launcher),
-      resolveCacheMs: options.resolveCacheMs ?? DEFAULT_RESOLVE_CACHE_MS,
+        options.resolveInterpreter ??
+        createDefaultResolver(options.python, extraEnv, options.launcher, sandbox),
+      // Sandboxed, a cwd's interpreter is fixed by its first resolution: a cell that plants a venv later does
+      // not change what the next kernel (after a reset or a crash) runs.
+      resolveCacheMs: sandbox
+        ? Number.POSITIVE_INFINITY
+        : (options.resolveCacheMs ?? DEFAULT_RESOLVE_CACHE_MS),
       extraEnv,
       launcher: options.launcher,
       interruptGraceMs: this.interruptGraceMs,
-      sandbox: options.sandbox,
-      limits: options.limits,
+      sandbox,
+      limits,
       checkpoints: options.checkpoints !== undefined,
       jupyter: this.jupyterSettings ? () => this.connectJupyter() : undefined,
     });
@@ -104,6 +126,17 @@ export class SessionManager {
         return slot !== undefined && (slot.openCalls > 0 || slot.queue.inFlight > 0);
       },
     });
+  }
+
+  /**
+   * The Python interpreter this manager's kernels for `cwd` run, and how it was found: its own resolver's answer
+   * (a custom `resolveInterpreter`, a launcher, or the runtime's search), never a second opinion.
+   */
+  async resolveInterpreter(cwd: string): Promise<{ executable: string; reason?: string }> {
+    const resolved = await this.specs.resolveInterpreter(normaliseCwd(cwd));
+    return resolved.reason === undefined
+      ? { executable: resolved.executable }
+      : { executable: resolved.executable, reason: resolved.reason };
   }
 
   /** Aborts when `dispose()` starts. */
@@ -160,7 +193,10 @@ export class SessionManager {
     validateCallRequest(request);
     if (this.isDisposed) throw new EvalkitError("DISPOSED", "the session manager was disposed");
     const sessionId = request.sessionId ?? "default";
-    const cwd = normaliseCwd(request.cwd ?? process.cwd());
+    const given = request.cwd ?? process.cwd();
+    const cwd = normaliseCwd(given);
+    const pins = this.cwdPins;
+    if (pins) this.checkPinnedCwd(pins, given, cwd);
     const group = makeGroupKey(sessionId, cwd);
     let slot = this.queues.get(group);
     if (!slot) {
@@ -193,8 +229,28 @@ export class SessionManager {
       createKernel: this.createKernel,
       trackOwnKernel: this.trackOwnKernel,
       checkpoints: this.checkpoints,
+      // Checked again before every kernel start: a cell may swap the cwd during the call, then crash its kernel.
+      ...(pins ? { checkCwd: () => pins.check(given, normaliseCwd(given)) } : {}),
     });
     return call;
+  }
+
+  /**
+   * CWD_INVALID when a sandboxed session's cwd was swapped or moved (cwd-pin.ts); the idle kernels that still
+   * run in the old directory end with it, so nothing keeps working in a place the session no longer names.
+   */
+  private checkPinnedCwd(pins: CwdPins, given: string, real: string): void {
+    try {
+      pins.check(given, real);
+    } catch (err) {
+      const pinned = isEvalkitError(err, "CWD_INVALID") ? err.details.pinned : undefined;
+      for (const entry of this.pool.list()) {
+        if (entry.spec.cwd === pinned && entry.useCount === 0) {
+          this.pool.markLost(entry, "its working directory was swapped or moved");
+        }
+      }
+      throw err;
+    }
   }
 
   /**

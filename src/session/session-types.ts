@@ -4,7 +4,7 @@ import type { CellErrorInfo, KernelOutput } from "../contracts/outputs.js";
 import type { JupyterSettings } from "../kernel/jupyter/jupyter-rest.js";
 import type { JupyterServer } from "../kernel/jupyter/jupyter-server.js";
 import type { Kernel, KernelExit } from "../kernel/kernel.js";
-import type { ResolvedSandbox, ResourceLimits } from "../runtime/sandbox-types.js";
+import type { ResolvedSandbox, ResourceLimits, SandboxOptions } from "../runtime/sandbox-types.js";
 import type { HostBridgeHandlers } from "./bridge-handlers.js";
 import type { CheckpointOptions } from "./checkpoint-book.js";
 
@@ -57,6 +57,18 @@ export interface ResolvedInterpreter {
 /** Picks the interpreter (and child environment) for a working directory. */
 export type InterpreterResolver = (cwd: string) => Promise<ResolvedInterpreter>;
 
+/** What a manager's kernels run with: the settings a tool sharing the manager must agree with. */
+export interface SessionManagerSettings {
+  /** The sandbox every kernel runs in, or undefined for none. */
+  sandbox: ResolvedSandbox | undefined;
+  /** Resource limits of every kernel, or undefined for none. */
+  limits: ResourceLimits | undefined;
+  /** The explicit Python interpreter, or undefined (the runtime's resolution). */
+  python: string | undefined;
+  /** True when the manager picks interpreters with its own `resolveInterpreter` or runs them through a launcher. */
+  hasCustomInterpreter: boolean;
+}
+
 export interface SessionManagerOptions {
   /** Default `session`. */
   mode?: KernelMode;
@@ -72,8 +84,11 @@ export interface SessionManagerOptions {
   env?: Record<string, string>;
   /** Command prefix for Python kernels. */
   launcher?: string[];
-  /** Run every kernel in a bubblewrap sandbox (not with a launcher); see docs/sandbox.md. */
-  sandbox?: ResolvedSandbox;
+  /**
+   * Run every kernel in a bubblewrap sandbox (not with a launcher); see docs/sandbox.md. The same forms as the eval
+   * tool's option: `true`, or `{ network?, writable? }` (writable paths resolved against the process's cwd).
+   */
+  sandbox?: boolean | SandboxOptions;
   /** Resource limits of every kernel. */
   limits?: ResourceLimits;
   /** Idle retained kernels are shut down after this long (default 5 minutes). */

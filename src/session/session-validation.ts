@@ -31,8 +31,12 @@ export const sessionSchemas = lazySchema(() => {
       env: z.record(z.string(), z.string()).optional(),
       launcher: z.array(z.string()).optional(),
       sandbox: z
-        .object({ network: z.boolean(), writable: z.array(z.string().min(1)) })
-        .strict()
+        .union([
+          z.boolean(),
+          z
+            .object({ network: z.boolean().optional(), writable: z.array(z.string().min(1)).optional() })
+            .strict(),
+        ])
         .optional(),
       limits: z
         .object({

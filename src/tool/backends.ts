@@ -62,17 +62,27 @@ interface PythonCheck {
   version?: string;
 }
 
+/** Another layer's own interpreter choice (a shared manager's custom resolver or launcher) for a cwd. */
+export type InterpreterLookup = (cwd: string) => Promise<{ executable: string; reason?: string }>;
+
 /** Tracks backend availability for one tool and routes cells to a language. */
 export class BackendSelector {
   private pythonCheck: PythonCheck | undefined;
   private pending: Promise<PythonCheck> | undefined;
   private readonly remoteRoutes = new Map<string, CellRoute>();
 
+  /**
+   * `lookup`, when given, is what picks the interpreter the cells really run (a shared manager with its own
+   * resolver): the check asks it instead of running the runtime's search, so `status()` names that interpreter.
+   */
   constructor(
     private readonly enabled: readonly CellLanguage[],
     private readonly python: string | undefined,
     private readonly cwd: string,
     private readonly remote: RemoteLanguages | undefined = undefined,
+    private readonly lookup: InterpreterLookup | undefined = undefined,
+    /** Sandbox-writable directories (a sandboxed tool): nothing there is run by the check (python-untrusted.ts). */
+    private readonly untrusted: string[] | undefined = undefined,
   ) {}
 
   /** Languages exposed by configuration. */
@@ -209,9 +219,20 @@ export class BackendSelector {
   }
 
   private async runCheck(): Promise<PythonCheck> {
-    const options: { cwd: string; python?: string } = { cwd: this.cwd };
+    const options: { cwd: string; python?: string; untrusted?: string[] } = { cwd: this.cwd };
     if (this.python !== undefined) options.python = this.python;
+    if (this.untrusted !== undefined) options.untrusted = this.untrusted;
     let check: PythonCheck;
+    if (this.lookup !== undefined) {
+      try {
+        const found = await this.lookup(this.cwd);
+        check = { ok: true, at: Date.now(), executable: found.executable };
+      } catch (err) {
+        check = { ok: false, at: Date.now(), reason: err instanceof Error ? err.message : String(err) };
+      }
+      this.pythonCheck = check;
+      return check;
+    }
     try {
       const resolved = await resolvePython(options);
       check = { ok: true, at: Date.now(), executable: resolved.executable, version: resolved.version };

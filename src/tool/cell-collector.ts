@@ -45,7 +45,8 @@ export interface CollectedCell {
 
 export interface CellCollectorOptions {
   output: EvalOutputOptions;
-  secrets: readonly SecretValue[];
+  /** The values to redact, or a function giving them, called when the first output arrives (not before). */
+  secrets: readonly SecretValue[] | (() => readonly SecretValue[]);
   artifactsDir: string | undefined;
   store: ArtifactStore | undefined;
   /** Sees each output as it arrives, redacted: stream text in order (past the retain cap too), then the rest. */
@@ -57,7 +58,9 @@ export class CellCollector {
   /** Made with the first text: a cell without output (`x = 1`) needs none. */
   private sink: OutputSink | undefined;
   private readonly sinkOptions: OutputSinkOptions;
-  private readonly redact: (text: string) => string;
+  /** Made with the first output that needs it, from the secrets read then. */
+  private redactor: ((text: string) => string) | undefined;
+  private secretList: readonly SecretValue[] | undefined;
   /** Made on a stream's first text: most cells print to one stream or none. */
   private readonly streamRedactors: Partial<Record<"stdout" | "stderr", StreamRedactor>> = {};
   private outputs: CellOutput[] = [];
@@ -74,17 +77,29 @@ export class CellCollector {
 
   constructor(private readonly options: CellCollectorOptions) {
     const out = options.output;
-    this.sinkOptions = { secrets: options.secrets };
+    this.sinkOptions = {};
     if (out.headBytes !== undefined) this.sinkOptions.headBytes = out.headBytes;
     if (out.tailBytes !== undefined) this.sinkOptions.tailBytes = out.tailBytes;
     if (out.maxLineChars !== undefined) this.sinkOptions.maxLineChars = out.maxLineChars;
     if (out.keepAnsi !== undefined) this.sinkOptions.keepAnsi = out.keepAnsi;
     if (options.store !== undefined) this.sinkOptions.store = options.store;
     else if (options.artifactsDir !== undefined) this.sinkOptions.artifactDir = options.artifactsDir;
-    this.redact = createRedactor(options.secrets);
     this.retainLimit = out.retainStreamChars ?? DEFAULT_RETAIN_STREAM_CHARS;
     this.maxImageBytes = out.maxImageBytes ?? DEFAULT_MAX_IMAGE_BYTES;
   }
+
+  private get secrets(): readonly SecretValue[] {
+    if (this.secretList === undefined) {
+      const given = this.options.secrets;
+      this.secretList = typeof given === "function" ? given() : given;
+    }
+    return this.secretList;
+  }
+
+  private readonly redact = (text: string): string => {
+    this.redactor ??= createRedactor(this.secrets);
+    return this.redactor(text);
+  };
 
   /** Adds one output as the kernel produced it. */
   add(raw: KernelOutput | CellOutput): void {
@@ -128,9 +143,10 @@ export class CellCollector {
         this.retention.keep(kept);
         this.options.onOutput?.(kept);
         const lines: string[] = [];
-        const text = renderBundleText(output.data, this.renderOptions());
+        // The redacted bundle: an SVG is text and may carry a secret into the images as much as into details.
+        const text = renderBundleText(data, this.renderOptions());
         if (text) lines.push(text);
-        for (const mime of DISPLAY_IMAGE_TYPES) lines.push(...this.takeImage(mime, output.data[mime]));
+        for (const mime of DISPLAY_IMAGE_TYPES) lines.push(...this.takeImage(mime, data[mime]));
         if (lines.length > 0) this.pushBlock(lines.join("\n"));
       }
     }
@@ -234,7 +250,10 @@ export class CellCollector {
 
   private pushText(text: string, isPlain = false): void {
     if (text === "") return;
-    this.sink ??= new OutputSink(this.sinkOptions);
+    if (this.sink === undefined) {
+      this.sinkOptions.secrets = this.secrets;
+      this.sink = new OutputSink(this.sinkOptions);
+    }
     this.sink.push(text, isPlain);
     this.lastChar = text[text.length - 1]!;
   }
@@ -258,7 +277,7 @@ export class CellCollector {
   private streamRedactor(name: "stdout" | "stderr"): StreamRedactor {
     let redactor = this.streamRedactors[name];
     if (redactor === undefined) {
-      redactor = createStreamRedactor(this.options.secrets);
+      redactor = createStreamRedactor(this.secrets);
       this.streamRedactors[name] = redactor;
     }
     return redactor;

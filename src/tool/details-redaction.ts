@@ -1,5 +1,6 @@
 // What outputs look like in `details`: every string redacted (object keys too), and errors bounded so one huge
 // exception is not copied into details whole.
+import { MAX_VALUE_DEPTH, TOO_DEEP_MARKER } from "../contracts/kernel-values.js";
 import type { CellErrorInfo } from "../contracts/outputs.js";
 import type { Redactor } from "../output/redact.js";
 import { clampLine, keepEnds } from "../text/text-lines.js";
@@ -10,17 +11,27 @@ export const MAX_ERROR_FIELD_CHARS = 64 * 1024;
 /** Traceback lines kept in `details` from each end of a longer traceback (a message of 500,000 lines). */
 export const MAX_TRACEBACK_EDGE_LINES = 100;
 
-/** A redacted copy of a JSON-like value; strings under an `image/*` key are base64 payloads and stay as they are. */
-export function redactDeep(value: unknown, redact: Redactor, key = ""): unknown {
-  if (typeof value === "string") return key.startsWith("image/") ? value : redact(value);
-  if (Array.isArray(value)) return value.map((v) => redactDeep(v, redact));
-  if (value !== null && typeof value === "object") {
-    const out: Record<string, unknown> = {};
-    // Keys too: `{"<token>": ...}` is as much a leak as a value.
-    for (const [k, v] of Object.entries(value)) out[redact(k)] = redactDeep(v, redact, k);
-    return out;
-  }
-  return value;
+/**
+ * A redacted copy of a JSON-like value; strings under an `image/*` key are base64 payloads and stay as they are.
+ * Values from kernels arrive bounded in depth (runner-frames.ts); anything deeper that reaches here anyway is cut
+ * at the same bound, so the walk's recursion can never reach the end of the stack.
+ */
+export function redactDeep(value: unknown, redact: Redactor, key = "", depth = 0): unknown {
+  if (typeof value === "string") return isBinaryImage(key) ? value : redact(value);
+  if (value === null || typeof value !== "object") return value;
+  if (depth >= MAX_VALUE_DEPTH) return TOO_DEEP_MARKER;
+  if (Array.isArray(value)) return value.map((v) => redactDeep(v, redact, "", depth + 1));
+  const out: Record<string, unknown> = {};
+  // Keys too: `{"<token>": ...}` is as much a leak as a value.
+  for (const [k, v] of Object.entries(value)) out[redact(k)] = redactDeep(v, redact, k, depth + 1);
+  return out;
+}
+
+/** Image MIME types whose values are base64 bytes: SVG (`image/svg+xml`) is text and is redacted like any text. */
+function isBinaryImage(mime: string): boolean {
+  return (
+    mime.startsWith("image/") && !mime.includes("svg") && !mime.endsWith("+xml") && !mime.endsWith("+json")
+  );
 }
 
 /**

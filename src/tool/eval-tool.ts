@@ -3,8 +3,6 @@ import type { CellLanguage, CheckpointDetails } from "../contracts/cell-result.j
 import { EvalkitError } from "../errors.js";
 import type { JupyterServer } from "../kernel/jupyter/jupyter-server.js";
 import { type ArtifactStore, createArtifactStore } from "../output/artifact-store.js";
-import { createRedactor } from "../output/redact.js";
-import { collectSecretValues, type SecretValue } from "../runtime/env-filter.js";
 import { ConcurrencyLimiter } from "../session/concurrency-limiter.js";
 import { SessionManager } from "../session/session-manager.js";
 import type { SessionCallRequest } from "../session/session-types.js";
@@ -32,6 +30,8 @@ import {
   type RunCallTap,
   runEvalCall,
 } from "./run-call.js";
+import { createSecretReader } from "./secret-snapshot.js";
+import { adoptManagerSettings } from "./shared-manager.js";
 import { type EvalToolOptions, resolveToolOptions } from "./tool-options.js";
 
 /** Per-call context of `execute`. */
@@ -88,7 +88,7 @@ export interface EvalTool {
 
 /** Creates the eval tool. `createEvalTool({})` works: interpreter found by the runtime layer, session mode. */
 export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
-  const config = resolveToolOptions(options);
+  const config = adoptManagerSettings(resolveToolOptions(options));
   const manager = config.manager ?? new SessionManager(buildManagerOptions(config));
   // With a Jupyter server (the manager's, which may be shared), every language but js is the server's.
   let jupyterServer: JupyterServer | undefined;
@@ -102,7 +102,15 @@ export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
         known: () => jupyterServer?.knownCatalog,
       }
     : undefined;
-  const backends = new BackendSelector(config.enabled, config.python, config.cwd, remote);
+  // A shared manager with its own resolver or launcher decides the interpreter: checkBackends() asks it.
+  const backends = new BackendSelector(
+    config.enabled,
+    config.python,
+    config.cwd,
+    remote,
+    config.manager?.settings.hasCustomInterpreter ? (cwd) => manager.resolveInterpreter(cwd) : undefined,
+    config.sandbox ? [config.cwd, ...config.sandbox.writable] : undefined,
+  );
   // Built when first needed: the usual `{ cells: [{ code }] }` call is checked without it (input-schema.ts).
   let zodSchema: EvalInputSchema | undefined;
   const getZodSchema = () => {
@@ -133,21 +141,11 @@ export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
       }),
     );
 
-  let secretsCache: { at: number; secrets: SecretValue[]; redact: (text: string) => string } | undefined;
-  const readSecrets = () => {
-    const now = performance.now();
-    if (secretsCache === undefined || now - secretsCache.at >= 1000) {
-      // The Jupyter token is hidden wherever it came from (a file, the option): never in a result.
-      const token = config.jupyter?.token;
-      const secrets = collectSecretValues({
-        ...process.env,
-        ...config.env,
-        ...(token !== undefined ? { EVALKIT_JUPYTER_TOKEN: token } : {}),
-      });
-      secretsCache = { at: now, secrets, redact: createRedactor(secrets) };
-    }
-    return secretsCache;
-  };
+  // The Jupyter token is hidden wherever it came from (a file, the option): never in a result.
+  const jupyterToken = config.jupyter?.token;
+  const secretReader = createSecretReader(
+    jupyterToken !== undefined ? { ...config.env, EVALKIT_JUPYTER_TOKEN: jupyterToken } : config.env,
+  );
 
   const getStore = (): ArtifactStore => {
     store ??= createArtifactStore(config.artifactsDir !== undefined ? { dir: config.artifactsDir } : {});
@@ -199,8 +197,9 @@ export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
       if (config.sandbox !== undefined) await checkSandboxPreconditions(config);
       // A job may have started while this call waited for the previous one.
       assertSessionFree(manager.jobs, group);
-      // Read (at most once a second): a secret set in the host environment after the tool was created is still hidden.
-      const { secrets, redact } = readSecrets();
+      // Read at every call (a secret set in the host environment a moment ago is hidden), while the cell runs.
+      const secrets = secretReader.forCall();
+      secrets.prefetch();
       const run = (
         callSignal: AbortSignal | undefined,
         onUpdate: EvalExecuteContext["onUpdate"],
@@ -208,16 +207,18 @@ export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
       ) => {
         const callRequest: SessionCallRequest = { sessionId: config.sessionId, cwd: config.cwd };
         if (callSignal) callRequest.signal = callSignal;
+        // A shared manager has its own handlers (or none): this tool's go with each of its calls.
+        if (!isManagerOwned && config.handlers !== undefined) callRequest.bridge = config.handlers;
         const runContext: RunCallContext = {
           input: parsed,
           openCall: () => manager.openCall(callRequest),
           backends,
           defaultTimeout: config.defaultTimeout,
           output: config.output,
-          secrets,
+          secrets: secrets.list,
           artifactsDir: config.artifactsDir,
           store: getStore(),
-          redact,
+          redact: secrets.redact,
           onUpdate,
           updateIntervalMs: config.updateIntervalMs,
         };

@@ -315,12 +315,23 @@ function parseCodeOnlyInput(input: unknown): EvalInput | undefined {
 /** Longest cell title kept; a longer one ends with `…[+N chars]` like any clamped line. */
 export const MAX_TITLE_CHARS = 200;
 
+// Bidirectional embeddings, overrides and isolates (U+202A-202E, U+2066-2069): a U+202E in a title would show the
+// rest of the header, status included, reversed in a terminal or UI. Lone surrogates cannot be encoded as UTF-8.
+const BIDI_CONTROLS = /[\u202a-\u202e\u2066-\u2069]/g;
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
 /**
  * A title is shown in headers (`[2/3] title`): line breaks and control characters would fake a header, and a
- * megabyte title would be repeated in every header and progress line.
+ * megabyte title would be repeated in every header and progress line. Lone surrogates become U+FFFD and bidi
+ * controls go, as in the rest of the text a model reads.
  */
 function toOneLine(title: string): string {
-  return clampLine(title.replace(/[\x00-\x1f\x7f-\x9f\u2028\u2029]+/g, " ").trim(), MAX_TITLE_CHARS);
+  const clean = title
+    .replace(/[\x00-\x1f\x7f-\x9f\u2028\u2029]+/g, " ")
+    .replace(BIDI_CONTROLS, "")
+    .replace(LONE_SURROGATE, "\ufffd")
+    .trim();
+  return clampLine(clean, MAX_TITLE_CHARS);
 }
 
 function stripUndefined(data: z.output<EvalInputSchema>): EvalRequest {

@@ -46,7 +46,8 @@ export interface RunCallContext {
   backends: BackendSelector;
   defaultTimeout: number;
   output: EvalOutputOptions;
-  secrets: readonly SecretValue[];
+  /** The call's secrets, read when first needed (the tool reads them while the first cell runs). */
+  secrets: () => readonly SecretValue[];
   artifactsDir: string | undefined;
   store: ArtifactStore | undefined;
   redact: (text: string) => string;

@@ -6,6 +6,7 @@ import type { CellLanguage } from "../contracts/cell-result.js";
 import { lazySchema, PARSE_ONCE } from "../contracts/lazy-schema.js";
 import { EvalkitError } from "../errors.js";
 import type { JupyterSettings } from "../kernel/jupyter/jupyter-rest.js";
+import { resolveSandboxSetting } from "../runtime/sandbox-setting.js";
 import type { ResolvedSandbox, ResourceLimits, SandboxSetting } from "../runtime/sandbox-types.js";
 import type { HostBridgeHandlers } from "../session/bridge-handlers.js";
 import type { CheckpointOptions } from "../session/checkpoint-book.js";
@@ -336,27 +337,7 @@ export function resolveSandbox(
 ): ResolvedSandbox | undefined {
   const fromEnv = parseBooleanFlag("EVALKIT_SANDBOX", env.EVALKIT_SANDBOX) === true;
   if (!fromEnv && (setting === undefined || setting === false)) return undefined;
-  const options = typeof setting === "object" ? setting : {};
-  const writable = (options.writable ?? []).map((entry, index) => {
-    const full = resolve(cwd, entry);
-    if (!isDirectory(full) && !isFile(full)) {
-      throw new EvalkitError(
-        "INVALID_INPUT",
-        `sandbox.writable.${index}: ${JSON.stringify(full)} does not exist (a writable path must exist before the sandbox starts)`,
-        { field: `sandbox.writable.${index}` },
-      );
-    }
-    return full;
-  });
-  return { network: options.network === true, writable };
-}
-
-function isFile(path: string): boolean {
-  try {
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
+  return resolveSandboxSetting(typeof setting === "object" ? setting : true, cwd);
 }
 
 function isDirectory(path: string): boolean {

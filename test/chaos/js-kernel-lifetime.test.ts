@@ -11,6 +11,7 @@ import { JsKernel } from "../../src/kernel/js/js-kernel.js";
 import { findProcesses, isProcessAlive, waitFor } from "../helpers/processes.js";
 import { requireOrExplainSkip } from "../helpers/required.js";
 import { sandboxSkipReason } from "../helpers/sandbox.js";
+import { prepareUnprivilegedHost } from "../helpers/unprivileged-host.js";
 
 const fixture = fileURLToPath(new URL("../fixtures/host-js-daemon-script.ts", import.meta.url));
 const isLinux = process.platform === "linux";
@@ -19,13 +20,16 @@ const hasSetpriv = existsSync("/usr/bin/setpriv");
 // The cells run a system Python that `nobody` can execute (a pyenv under /root is out of its reach).
 const systemPython = ["/usr/bin/python3", "/usr/local/bin/python3"].find((file) => existsSync(file));
 const hasAgent = spawnSync("ssh-agent", ["-k"], { stdio: "ignore" }).error === undefined;
-const noUnprivilegedHost = !isLinux
+const noTools = !isLinux
   ? "the subreaper is Linux only"
   : isRoot && !hasSetpriv
     ? "running as root without /usr/bin/setpriv, so the host cannot drop to an unprivileged user"
     : systemPython === undefined
       ? "no system python3 (/usr/bin/python3) for the cells and the subreaper parent"
       : undefined;
+// The host runs from a copy `nobody` can read: the checkout may be private (a clone in /root, mode 700).
+const unprivileged = noTools === undefined ? await prepareUnprivilegedHost([fixture]) : undefined;
+const noUnprivilegedHost = noTools ?? (unprivileged?.ok === false ? unprivileged.reason : undefined);
 const home = mkdtempSync(join(tmpdir(), "evalkit-js-lifetime-"));
 chmodSync(home, 0o777);
 const hosts: ChildProcess[] = [];
@@ -41,6 +45,7 @@ afterAll(() => {
     }
   }
   rmSync(home, { recursive: true, force: true });
+  if (unprivileged?.ok) unprivileged.cleanup();
 });
 
 interface Host {
@@ -49,14 +54,16 @@ interface Host {
   out: () => string;
 }
 
-/** The fixture host as `nobody` (as root) or as this user, with a mark every process of its kernel inherits. */
+/**
+ * The fixture host as `nobody` (as root: bundled into a copy it can read) or as this user, with a mark every process
+ * of its kernel inherits.
+ */
 function startHost(mode: string): Host {
   const mark = `js-lifetime-${randomBytes(6).toString("hex")}`;
-  const node = [process.execPath, "--import", "tsx", fixture, mode, systemPython ?? "python3"];
-  const command = isRoot
-    ? ["/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--", ...node]
-    : node;
+  if (!unprivileged?.ok) throw new Error(`no unprivileged host: ${noUnprivilegedHost}`);
+  const command = unprivileged.command(fixture, mode, systemPython ?? "python3");
   const child = spawn(command[0]!, command.slice(1), {
+    cwd: unprivileged.dir,
     stdio: ["pipe", "pipe", "inherit"],
     env: {
       PATH: process.env.PATH ?? "/usr/bin:/bin",

@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { isProcessAlive, waitFor } from "../helpers/processes.js";
 import { DEBIAN_PYTHON, startKernel, TEST_PYTHON } from "../helpers/python.js";
 import { requireOrExplainSkip } from "../helpers/required.js";
+import { prepareUnprivilegedHost } from "../helpers/unprivileged-host.js";
 
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url));
 const isLinux = process.platform === "linux";
@@ -16,13 +17,18 @@ const isRoot = process.getuid?.() === 0;
 const hasSetpriv = isLinux && existsSync("/usr/bin/setpriv");
 const strays: number[] = [];
 // As root the test drops to `nobody` with setpriv (util-linux); as another user it already is unprivileged.
-const noUnprivilegedHost = !isLinux
+const noTools = !isLinux
   ? "the subreaper is Linux only"
   : isRoot && !hasSetpriv
     ? "running as root without /usr/bin/setpriv, so the host cannot drop to an unprivileged user"
     : undefined;
+// The host runs from a copy `nobody` can read: the checkout may be private (a clone in /root, mode 700).
+const unprivileged =
+  noTools === undefined ? await prepareUnprivilegedHost([fixture("host-daemon-script.ts")]) : undefined;
+const noUnprivilegedHost = noTools ?? (unprivileged?.ok === false ? unprivileged.reason : undefined);
 
 afterAll(() => {
+  if (unprivileged?.ok) unprivileged.cleanup();
   for (const pid of strays) {
     try {
       process.kill(pid, "SIGKILL");
@@ -96,13 +102,11 @@ describe("chaos: the kernel's lifetime", () => {
       const home = mkdtempSync(join(tmpdir(), "evalkit-unpriv-"));
       chmodSync(home, 0o777);
       try {
-        const script = fixture("host-daemon-script.ts");
-        const node = [process.execPath, "--import", "tsx", script, DEBIAN_PYTHON];
-        // As root: nobody, no supplementary groups (setpriv ships with util-linux).
-        const command = isRoot
-          ? ["/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--", ...node]
-          : node;
+        if (!unprivileged?.ok) throw new Error(`no unprivileged host: ${noUnprivilegedHost}`);
+        // As root: nobody, no supplementary groups, from a copy it can read.
+        const command = unprivileged.command(fixture("host-daemon-script.ts"), DEBIAN_PYTHON);
         const host = spawn(command[0]!, command.slice(1), {
+          cwd: unprivileged.dir,
           stdio: ["ignore", "pipe", "inherit"],
           env: { PATH: process.env.PATH ?? "/usr/bin:/bin", EVALKIT_HOME: home, HOME: home },
         });

@@ -32,6 +32,10 @@ function findOldPython(): string | undefined {
   return undefined;
 }
 const OLD_PYTHON = findOldPython();
+const PYTHON2 = ((root) => {
+  const binary = root ? path.join(root, "versions", "2.7.18", "bin", "python2") : undefined;
+  return binary && existsSync(binary) ? binary : undefined;
+})(findPyenvRoot());
 
 const SUBCOMMANDS = [["exec"], ["repl"], ["mcp"], ["doctor"], ["setup", "python"], ["artifact"]];
 
@@ -83,6 +87,43 @@ describe("evalkit command messages", () => {
       expect(exec.stderr.trimEnd().split("\n")).toHaveLength(1);
     },
   );
+
+  it.skipIf(PYTHON2 === undefined)(
+    `names Python 2 as too old with its version, not with Python's usage text${PYTHON2 === undefined ? " [skipped: no pyenv Python 2.7.18 here]" : ""}`,
+    () => {
+      for (const command of [["exec", "-c", "1"], ["doctor"]]) {
+        const run = evalkit([...command, "--python", PYTHON2!]);
+        expect(run.status, command.join(" ")).toBe(1);
+        const said = `${run.stdout}${run.stderr}`;
+        expect(said, command.join(" ")).toMatch(/is Python 2\.7\.\d+, too old: evalkit needs 3\.8 or newer/);
+        expect(said, command.join(" ")).not.toContain("usage:");
+      }
+    },
+  );
+
+  it("explains every flag in each command's --help, one described line per flag", () => {
+    const top = evalkit(["--help"]).stdout;
+    for (const command of SUBCOMMANDS) {
+      const help = evalkit([...command, "--help"]).stdout;
+      const lines = help.split("\n");
+      // Every flag the top-level help lists for the command, and every flag in the command's usage lines.
+      const start = top.indexOf(`\n  ${command.join(" ")} `);
+      const next = top.slice(start + 3).search(/\n {2}[a-z]/);
+      const block = top.slice(start, next < 0 ? undefined : start + 3 + next);
+      const usage = lines.filter((line) => /^\s*(usage: )?evalkit /.test(line)).join(" ");
+      const flags = new Set(`${block} ${usage}`.match(/--[a-z][a-z-]*/g) ?? []);
+      flags.delete("--help");
+      expect(flags.size, command.join(" ")).toBeGreaterThan(0);
+      for (const flag of flags) {
+        const at = lines.findIndex((line) => new RegExp(`^\\s+(-\\w, )?${flag}(\\s|=|$)`).test(line));
+        expect(at, `${command.join(" ")} ${flag}`).toBeGreaterThan(0);
+        // The explanation: words after the flag (and its value) on its line, or on the next, indented line.
+        const rest = (lines[at] ?? "").replace(new RegExp(`^\\s+(-\\w, )?${flag}(\\s[A-Z][A-Z.|-]*)?`), "");
+        const explanation = rest.trim() !== "" ? rest : (lines[at + 1] ?? "");
+        expect(explanation.trim().split(/\s+/).length, `${command.join(" ")} ${flag}`).toBeGreaterThan(2);
+      }
+    }
+  });
 
   it("prints JSON for setup python --json, on success and on failure", () => {
     const created = evalkit(["setup", "python", "--json", "--without-pip"]);

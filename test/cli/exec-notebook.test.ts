@@ -43,6 +43,27 @@ function writeNotebook(dir: string, name: string, cells: unknown[], language = "
 }
 
 describe("evalkit exec NOTEBOOK.ipynb", () => {
+  it("prints the transcript docs/cli.md shows for the analysis notebook (times aside)", async () => {
+    const docs = readFileSync(path.join(ROOT, "docs", "cli.md"), "utf8");
+    const start = docs.indexOf("$ evalkit exec analysis.ipynb\n");
+    expect(start).toBeGreaterThan(0);
+    const shown = docs.slice(docs.indexOf("\n", start) + 1, docs.indexOf("```", start));
+    const dir = makeTempDir("exec-nb-docs");
+    const notebook = path.join(dir, "analysis.ipynb");
+    writeFileSync(notebook, readFileSync(ANALYSIS));
+    const io = captureIo();
+    expect(await runExec([notebook, ...PY], io)).toBe(1);
+    // Times vary; Python before 3.11 marks no error columns (^^^) under the failing line.
+    const normalise = (text: string) =>
+      text
+        .split("\n")
+        .filter((line) => !/^\s+\^+\s*$/.test(line))
+        .map((line) => line.replace(/\d+(\.\d+)? (µs|ns|ms|s)\b/g, "T"))
+        .join("\n")
+        .trimEnd();
+    expect(normalise(io.out())).toBe(normalise(shown));
+  });
+
   it("runs the code cells in order with shared state, skipping markdown, raw and empty cells", async () => {
     const io = captureIo();
     const code = await runExec([ANALYSIS, "--json", ...PY], io);

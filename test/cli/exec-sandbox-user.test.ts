@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt, ROOT } from "../helpers/build.js";
 import { TEST_PYTHON } from "../helpers/python.js";
 import { sandboxSkipReason } from "../helpers/sandbox.js";
+import { makeReadableCopy } from "../helpers/unprivileged-host.js";
 
 const NOBODY = 65534;
 const isRoot = process.getuid?.() === 0;
@@ -25,15 +26,35 @@ function usablePython(): string | undefined {
   return undefined;
 }
 
-/** Why the user cannot run the CLI here (a checkout under root's private home), or "". */
+// As root, the CLI runs from a copy `nobody` can read: the checkout may be private (a clone in /root, mode 700).
+const basicSkipReason =
+  sandboxSkipReason !== "" ? sandboxSkipReason : process.platform !== "linux" ? "(skipped: needs Linux)" : "";
+if (basicSkipReason === "" && isRoot) await ensureBuilt();
+const copy =
+  basicSkipReason === "" && isRoot
+    ? makeReadableCopy([
+        "package.json",
+        "bin",
+        "dist",
+        "python",
+        "runner-js",
+        "node_modules/acorn",
+        "node_modules/turndown",
+        "node_modules/turndown-plugin-gfm",
+        "node_modules/@mixmark-io",
+      ])
+    : undefined;
+const CLI_ROOT = copy?.ok ? copy.dir : ROOT;
+
+/** Why the user cannot run the CLI here, or "". */
 function userSkipReason(): string {
-  if (sandboxSkipReason !== "") return sandboxSkipReason;
-  if (process.platform !== "linux") return "(skipped: needs Linux)";
-  const files = [path.join(ROOT, "bin", "evalkit.js"), path.join(ROOT, "python")];
+  if (basicSkipReason !== "") return basicSkipReason;
+  if (copy?.ok === false) return `(skipped: ${copy.reason})`;
+  const files = [path.join(CLI_ROOT, "bin", "evalkit.js"), path.join(CLI_ROOT, "python")];
   const readable = `for (const f of ${JSON.stringify(files)}) require("fs").accessSync(f, require("fs").constants.R_OK)`;
   const [command, ...args] = asUser([process.execPath, "-e", readable]) as [string, ...string[]];
   const probe = spawnSync(command, args, { stdio: "ignore" });
-  if (probe.status !== 0) return `(skipped: uid ${NOBODY} cannot read ${ROOT} or run setpriv)`;
+  if (probe.status !== 0) return `(skipped: uid ${NOBODY} cannot read ${CLI_ROOT} or run setpriv)`;
   return usablePython() === undefined ? `(skipped: uid ${NOBODY} can run no Python here)` : "";
 }
 
@@ -61,18 +82,19 @@ beforeAll(async () => {
   // A process of the same user holding the marker: without the sandbox its /proc/<pid>/environ is readable.
   const [command, ...args] = asUser(["sleep", "120"]) as [string, ...string[]];
   holder = spawn(command, args, { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", MARKER: marker } });
-  if (!skipReason) ensureBuilt();
+  if (!skipReason && !copy) await ensureBuilt();
 }, 120_000);
 
 afterAll(() => {
   holder?.kill("SIGKILL");
   server?.close();
   rmSync(root, { recursive: true, force: true });
+  if (copy?.ok) copy.cleanup();
 });
 
 /** Runs `evalkit exec --json` as the user; resolves to the details object. */
 function execAsUser(flags: string[], cells: string[], home: string, cwd: string): Promise<ExecDetails> {
-  const argv = [process.execPath, path.join(ROOT, "bin", "evalkit.js"), "exec", "--json", ...flags];
+  const argv = [process.execPath, path.join(CLI_ROOT, "bin", "evalkit.js"), "exec", "--json", ...flags];
   for (const code of cells) argv.push("-c", code);
   const [command, ...args] = asUser(argv) as [string, ...string[]];
   const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, EVALKIT_PYTHON: usablePython() ?? "" };

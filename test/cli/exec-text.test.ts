@@ -1,15 +1,21 @@
 // `evalkit exec` text mode: output streams while cells run, images become files named on one line each.
 import { spawn } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { runExec } from "../../src/cli/exec.js";
 import { ensureBuilt } from "../helpers/build.js";
+import { DEBIAN_PYTHON } from "../helpers/interpreters.js";
+import { librarySkipReason, titleWithSkip } from "../helpers/libraries.js";
 import { captureIo } from "../tool/capture-io.js";
 import { cleanupTools, makeTempDir, TEST_PYTHON } from "../tool/tool-helpers.js";
 
 afterEach(cleanupTools);
+
+// Debian's python3 holds pandas where CI installs it (python3-pandas); the suite's own Python may not.
+const NO_PANDAS = librarySkipReason(DEBIAN_PYTHON, ["pandas"]);
+const DEBIAN = ["--python", DEBIAN_PYTHON];
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const PY = ["--python", TEST_PYTHON];
@@ -51,6 +57,33 @@ describe("evalkit exec text mode", () => {
       const match = /^\[image\] image\/png saved to (\S+\.png)\n$/.exec(io.out());
       expect(match?.[1]?.startsWith(path.join(home, "images"))).toBe(true);
       expect(existsSync(match![1]!)).toBe(true);
+    } finally {
+      if (previous === undefined) delete process.env.EVALKIT_HOME;
+      else process.env.EVALKIT_HOME = previous;
+    }
+  });
+
+  it("prunes its own images folder like artifacts (7 days, 256 MiB) but never a folder named with --images", async () => {
+    const home = makeTempDir("exec-images-prune");
+    const named = makeTempDir("exec-images-named");
+    const old = "20200101-000000-1-1.png";
+    const eightDaysAgo = (Date.now() - 8 * 24 * 60 * 60 * 1000) / 1000;
+    for (const dir of [path.join(home, "images"), named]) {
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(path.join(dir, old), "old");
+      utimesSync(path.join(dir, old), eightDaysAgo, eightDaysAgo);
+    }
+    const previous = process.env.EVALKIT_HOME;
+    process.env.EVALKIT_HOME = home;
+    try {
+      const code = `display({"image/png": "${PNG_BASE64}"}, raw=True)`;
+      const io = captureIo();
+      expect(await runExec(["-c", code, ...PY], io), io.err()).toBe(0);
+      expect(readdirSync(path.join(home, "images"))).not.toContain(old);
+      expect(readdirSync(path.join(home, "images"))).toHaveLength(1);
+      const kept = captureIo();
+      expect(await runExec(["-c", code, "--images", named, ...PY], kept), kept.err()).toBe(0);
+      expect(readdirSync(named)).toContain(old);
     } finally {
       if (previous === undefined) delete process.env.EVALKIT_HOME;
       else process.env.EVALKIT_HOME = previous;
@@ -124,4 +157,38 @@ describe("evalkit exec text mode", () => {
     const details = JSON.parse(json.out());
     expect(details.cells[0].text).toBe("first\nsecond\n");
   }, 60_000);
+
+  it.skipIf(NO_PANDAS !== undefined)(
+    titleWithSkip(
+      "prints a DataFrame and a Series as IPython does (aligned text) while --json keeps the model's markdown",
+      NO_PANDAS,
+    ),
+    async () => {
+      const code = [
+        "import pandas as pd",
+        "df = pd.DataFrame({'name': ['a', 'bbbbbb'], 'value': [1.5, 22.25]})",
+        "display(df)",
+        "df['value'].rename('v')",
+      ].join("\n");
+      const text = captureIo();
+      expect(await runExec(["-c", code, ...DEBIAN], text), text.err()).toBe(0);
+      expect(text.out()).toBe(
+        [
+          "     name  value",
+          "0       a   1.50",
+          "1  bbbbbb  22.25",
+          "0     1.50",
+          "1    22.25",
+          "Name: v, dtype: float64",
+          "",
+        ].join("\n"),
+      );
+      const json = captureIo();
+      expect(await runExec(["-c", code, "--json", ...DEBIAN], json), json.err()).toBe(0);
+      const details = JSON.parse(json.out());
+      expect(details.cells[0].text).toContain("|  | name | value |");
+      expect(details.cells[0].text).toContain("Name: v, dtype: float64");
+      expect(details.cells[0].text).not.toContain("     name  value");
+    },
+  );
 });

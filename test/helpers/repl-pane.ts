@@ -57,6 +57,22 @@ export class ReplPane {
     return lines;
   }
 
+  /** The visible screen only (no scrollback), without trailing blank lines. */
+  screen(): string {
+    return tmux("capture-pane", "-p", "-t", this.name).replace(/\s+$/, "");
+  }
+
+  /** Polls the visible screen until `predicate` holds; fails with the screen after `timeoutMs`. */
+  async waitForScreen(predicate: (screen: string) => boolean, timeoutMs = 15_000): Promise<string> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const screen = this.screen();
+      if (predicate(screen)) return screen;
+      if (Date.now() > deadline) throw new Error(`pane ${this.name}: screen not as expected:\n${screen}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
   /** The visible screen with its colours as escape sequences. */
   screenWithColors(): string {
     return tmux("capture-pane", "-p", "-e", "-t", this.name);

@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
 import type { KernelOutput } from "../../src/contracts/outputs.js";
 import { STATUS_MIME } from "../../src/contracts/outputs.js";
-import { collectDisplayParts, renderBundleText, renderJsonText } from "../../src/output/display-render.js";
+import {
+  collectDisplayParts,
+  renderBundleText,
+  renderBundleTextForTerminal,
+  renderJsonText,
+} from "../../src/output/display-render.js";
 
 function pngBase64(width: number, height: number, extraBytes = 0): string {
   const head = Buffer.alloc(33 + extraBytes);
@@ -60,6 +65,27 @@ describe("renderBundleText", () => {
       "[display: application/vnd.custom+json]",
     );
     expect(renderBundleText({ "image/png": pngBase64(1, 1) })).toBe("");
+  });
+});
+
+describe("renderBundleTextForTerminal", () => {
+  const frame = {
+    "text/plain": "   a\n0  1\n1  2",
+    "text/markdown": "|  | a |\n|---|---|\n| 0 | 1 |\n| 1 | 2 |",
+    "text/html": "<table><tr><td>1</td></tr></table>",
+  };
+
+  it("gives people IPython's text/plain where the model reads the markdown table", () => {
+    expect(renderBundleTextForTerminal(frame)).toBe("   a\n0  1\n1  2");
+    expect(renderBundleText(frame)).toBe(frame["text/markdown"]);
+  });
+
+  it("falls back to the model's view when text/plain is only a default repr", () => {
+    const md = { "text/plain": "<IPython.core.display.Markdown object>", "text/markdown": "# Title" };
+    expect(renderBundleTextForTerminal(md)).toBe("# Title");
+    const html = { "text/plain": "<IPython.core.display.HTML object>", "text/html": "<b>bold</b>" };
+    expect(renderBundleTextForTerminal(html)).toBe("**bold**");
+    expect(renderBundleTextForTerminal({ "text/markdown": "*only*" })).toBe("*only*");
   });
 });
 

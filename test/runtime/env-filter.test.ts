@@ -1,5 +1,6 @@
 // The kernel environment: allowlist, secret denylist, forced Python variables, embedder extras, secret collection.
 import { describe, expect, it } from "vitest";
+import { secretParts } from "../../src/runtime/env-credentials.js";
 import { collectSecretValues, filterEnv, isSecretName } from "../../src/runtime/env-filter.js";
 
 const parent = {
@@ -235,5 +236,62 @@ describe("credentials inside values and password variables", () => {
     // A user name without a password (ssh://git@...) is not a secret, nor is a URL without user-info.
     expect(values).not.toContain("git");
     expect(values).not.toContain("https://docs.corp/evalkit");
+  });
+});
+
+describe("secret-name rules for every name", () => {
+  it("treats passwords, PATs, DSNs, webhooks, connection strings, npm's _auth, JWTs, cookies and PEMs as secrets", () => {
+    for (const name of [
+      "EVALKIT_GITHUB_PAT",
+      "EVALKIT_DB_PASS",
+      "LC_DB_PWD",
+      "XDG_AUTH_COOKIE",
+      "SMTP_PASS",
+      "ADMIN_PWD",
+      "SERVICE_CREDENTIAL",
+      "SENTRY_DSN",
+      "SLACK_WEBHOOK_URL",
+      "AZURE_STORAGE_CONNECTION_STRING",
+      "NPM_CONFIG__AUTH",
+      "npm_config__auth",
+      "JWT",
+      "COOKIE",
+      "PRIVATE_KEY_PEM",
+      "GPG_PASSPHRASE",
+    ])
+      expect(isSecretName(name), name).toBe(true);
+  });
+
+  it("leaves the working directory, locale and evalkit's own settings alone", () => {
+    for (const name of [
+      "PWD",
+      "OLDPWD",
+      "LC_ALL",
+      "XDG_RUNTIME_DIR",
+      "EVALKIT_HOME",
+      "EVALKIT_PYTHON",
+      "PATH",
+      "SSH_AUTH_SOCK",
+      "PASSAGE",
+    ])
+      expect(isSecretName(name), name).toBe(false);
+  });
+
+  it("keeps credential-shaped names under allowed prefixes out of the kernel's environment", () => {
+    const env = filterEnv({ EVALKIT_DB_PASS: "x".repeat(10), LC_DB_PWD: "y".repeat(10), LC_ALL: "C.UTF-8" });
+    expect(Object.keys(env).sort()).toEqual(["LC_ALL", "PYTHONIOENCODING", "PYTHONUNBUFFERED"]);
+  });
+});
+
+describe("secretParts", () => {
+  it("finds a connection string's key, a PEM block's lines and a DSN's key", () => {
+    expect(secretParts("Protocol=https;AccountName=a;AccountKey=abcdefgh123==;Suffix=x", 6)).toEqual([
+      "abcdefgh123==",
+    ]);
+    expect(secretParts("Server=db;User Id=me;Password=hunter22;", 6)).toEqual(["hunter22"]);
+    expect(secretParts("-----BEGIN KEY-----\\nAAAABBBBCCCCDDDDEEEE\\n-----END KEY-----", 6)).toEqual([
+      "AAAABBBBCCCCDDDDEEEE",
+    ]);
+    expect(secretParts("https://0123456789abcdef@sentry.io/1", 6)).toEqual(["0123456789abcdef"]);
   });
 });

@@ -12,8 +12,8 @@ export const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)
 export { REAL_PYTHON };
 
 /** Real old interpreters present in this machine image, if any. */
-export const OLD_PYTHONS = ["3.7.16", "3.6.15"]
-  .map((v) => `/root/.pyenv/versions/${v}/bin/python3`)
+export const OLD_PYTHONS = ["3.7.16", "3.6.15", "2.7.18"]
+  .map((v) => `/root/.pyenv/versions/${v}/bin/python${v.startsWith("2") ? "2" : "3"}`)
   .filter((file) => existsSync(file));
 
 const cleanups: string[] = [];

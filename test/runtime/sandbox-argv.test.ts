@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { isEvalkitError } from "../../src/errors.js";
-import { buildSandboxArgv, installPrefixes } from "../../src/runtime/sandbox-argv.js";
+import { buildSandboxArgv, installPrefixes, SECCOMP_FD } from "../../src/runtime/sandbox-argv.js";
+import { findSystemArea } from "../../src/runtime/sandbox-guard.js";
 import { probeSandbox } from "../../src/runtime/sandbox-probe.js";
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), "evalkit-argv-")));
@@ -119,9 +120,73 @@ describe("buildSandboxArgv refuses layouts that would undo the sandbox", () => {
     expect(refusal(project)).toBeUndefined();
   });
 
+  it("refuses system areas and what lies inside them as the cwd or a writable path, naming the field", () => {
+    for (const area of [
+      "/proc",
+      "/sys",
+      "/dev",
+      "/run",
+      "/var",
+      "/etc",
+      "/usr",
+      "/var/tmp",
+      "/dev/shm",
+      "/home",
+    ]) {
+      expect(refusal(area), area).toMatchObject({
+        field: "cwd",
+        message: expect.stringContaining("system area"),
+      });
+    }
+    expect(refusal("/var/lib/project")).toMatchObject({
+      message: expect.stringContaining('lies inside "/var"'),
+    });
+    expect(refusal(project, [root, "/etc"])).toMatchObject({ field: "sandbox.writable.1" });
+    // Shared parents are refused themselves only: a project below them is a project.
+    expect(refusal("/opt")).toMatchObject({ field: "cwd" });
+    expect(findSystemArea("/opt/project")).toBeUndefined();
+  });
+
   it("refuses a writable / naming its index, and allows other asked-for paths", () => {
     expect(refusal(project, [root, "/"])).toMatchObject({ field: "sandbox.writable.1" });
     expect(refusal(project, [root])).toBeUndefined();
+  });
+});
+
+describe("buildSandboxArgv's layers", () => {
+  const cwd = join(root, "layers");
+  mkdirSync(cwd, { recursive: true });
+  const build = (extra: { hasSeccompFd?: boolean; cgroupProcs?: string[] } = {}) =>
+    buildSandboxArgv({
+      bwrap: "bwrap",
+      sandbox: { network: false, writable: [] },
+      cwd,
+      executables: [],
+      ...extra,
+    });
+
+  it("makes a user namespace and covers /proc/sys read-only in every sandbox", () => {
+    const argv = build().join(" ");
+    expect(argv).toContain("--unshare-user");
+    expect(argv).toContain("--ro-bind-try /proc/sys /proc/sys");
+    expect(argv.indexOf("--ro-bind-try /proc/sys")).toBeGreaterThan(argv.indexOf("--proc /proc"));
+  });
+
+  it("reads the seccomp program from descriptor 9 and starts bwrap directly when no cgroup is joined", () => {
+    const argv = build({ hasSeccompFd: true });
+    expect(argv[0]).toBe("bwrap");
+    expect(argv.join(" ")).toContain(`--seccomp ${SECCOMP_FD}`);
+  });
+
+  it("joins the kernel's cgroups through a shell that then becomes bwrap", () => {
+    const argv = build({ cgroupProcs: ["/cg/memory/evalkit-1-1/cgroup.procs"] });
+    expect(argv.slice(0, 2)).toEqual(["/bin/sh", "-c"]);
+    expect(argv.slice(3, 7)).toEqual([
+      "evalkit-sandbox",
+      "1",
+      "/cg/memory/evalkit-1-1/cgroup.procs",
+      "bwrap",
+    ]);
   });
 });
 

@@ -137,18 +137,19 @@ describe("eviction", () => {
   });
 
   it("counts the idle time from the last call: calls in a row, and a cell longer than the timeout, keep the kernel", async () => {
-    const { manager, kernels } = createManager({ idleEvictMs: 80 });
+    // Bounds with room for a loaded machine (test files run four at a time): gaps of 100 ms under a 600 ms timeout.
+    const { manager, kernels } = createManager({ idleEvictMs: 600 });
     await manager.run({ sessionId: "warm", cwd: dirA, code: "set x 1" });
-    for (let i = 0; i < 6; i++) {
-      await sleep(40);
+    for (let i = 0; i < 8; i++) {
+      await sleep(100);
       await manager.run({ sessionId: "warm", cwd: dirA, code: "get x" });
     }
     // A cell that runs past the idle timeout is not idle time either.
-    await manager.run({ sessionId: "warm", cwd: dirA, code: "sleep 200" });
+    await manager.run({ sessionId: "warm", cwd: dirA, code: "sleep 900" });
     const outcome = await manager.run({ sessionId: "warm", cwd: dirA, code: "get x" });
     expect(stdoutOf(outcome)).toBe("1");
     expect(kernels).toHaveLength(1);
-    await sleep(200);
+    await sleep(1200);
     expect(kernels[0]?.isAlive).toBe(false);
   });
 

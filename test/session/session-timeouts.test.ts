@@ -24,6 +24,18 @@ describe("cell timeouts", () => {
     expect(kernels).toHaveLength(1);
   });
 
+  it("does not say a per-call kernel remains running: the call that timed out shuts it down", async () => {
+    const { manager, kernels } = createManager({ mode: "per-call" });
+    const call = manager.openCall({ cwd });
+    const outcome = await call.run({ code: "sleep 60000", timeoutSec: 1 });
+    await call.close();
+    expect(outcome.status).toBe("timeout");
+    expect(outcome.notices).toEqual([
+      "eval cell timed out after 1s; kernel interrupted; it ends with this call (per-call mode)",
+    ]);
+    expect(kernels[0]?.isAlive).toBe(false);
+  });
+
   it("times each cell from its own start on the kernel's shared timer, in one call and across calls", async () => {
     const { manager, kernels } = createManager();
     // Cells that end in time, back to back, with the same budget: none of them is cut short by an earlier window.

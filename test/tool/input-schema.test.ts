@@ -40,6 +40,13 @@ describe("eval input schema", () => {
     expect(input.cells[0]?.title).toBe("load [2/2] python done");
   });
 
+  it("drops bidi overrides and replaces lone surrogates in a title, so the header reads as it is", () => {
+    const input = parseEvalInput(schema, {
+      cells: [{ code: "1", title: "load \u202edata\u202c \u2066x\u2069 \ud800end \udc00 \ud83d\ude00" }],
+    });
+    expect(input.cells[0]?.title).toBe("load data x \ufffdend \ufffd \ud83d\ude00");
+  });
+
   it("clamps a long title like any long line, so headers stay short", () => {
     const input = parseEvalInput(schema, { cells: [{ code: "1", title: "t".repeat(1_000_000) }] });
     expect(input.cells[0]?.title).toBe(`${"t".repeat(200)}…[+999800 chars]`);

@@ -109,19 +109,19 @@ def _wants_checkpoints(config):
 
 
 def _announce_ready():
-    state.writer.send(
-        {
-            "type": "ready",
-            "pid": os.getpid(),
-            "python": "%d.%d.%d" % sys.version_info[:3],
-            "implementation": sys.implementation.name,
-            "executable": sys.executable,
-            "protocol": PROTOCOL_VERSION,
-            "cwd": os.getcwd(),
-            "checkpoints": _checkpoints_enabled(),
-            "checkpointToken": checkpoints_token(),
-        }
-    )
+    frame = {
+        "type": "ready",
+        "pid": os.getpid(),
+        "python": "%d.%d.%d" % sys.version_info[:3],
+        "implementation": sys.implementation.name,
+        "executable": sys.executable,
+        "protocol": PROTOCOL_VERSION,
+        "cwd": os.getcwd(),
+    }
+    if _checkpoints_enabled():  # only then: a forked session's runner and a plain one say nothing of them
+        frame["checkpoints"] = True
+        frame["checkpointToken"] = checkpoints_token()
+    state.writer.send(frame)
 
 
 def _serve(requests, gate):
@@ -224,13 +224,15 @@ def _dispatch_frame(frame, gate):
         status, indent = check_complete(str(frame.get("code", "")))
         state.writer.send({"type": "is_complete_reply", "id": frame.get("id"), "status": status, "indent": indent})
     elif kind == "complete":
-        from .completion import complete
+        from .completion import complete_utf16, utf16_length
 
         code = str(frame.get("code", ""))
         cursor = frame.get("cursor")
-        cursor = cursor if isinstance(cursor, int) and 0 <= cursor <= len(code) else len(code)
+        # The host counts UTF-16 code units, as JavaScript strings do (docs/protocol.md).
+        end = utf16_length(code)
+        cursor = cursor if isinstance(cursor, int) and 0 <= cursor <= end else end
         try:
-            start, matches = complete(code, cursor, state.user_namespace())
+            start, matches = complete_utf16(code, cursor, state.user_namespace())
         except Exception:
             start, matches = cursor, []
         state.writer.send({"type": "complete_reply", "id": frame.get("id"), "start": start, "matches": matches})

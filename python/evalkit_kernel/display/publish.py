@@ -169,8 +169,15 @@ _IPYTHON_DISPLAY_MODULES = ("IPython.core.display_functions", "IPython.core.disp
 
 def _adopt_ipython_display(module):
     """IPython's display() prints a repr when no IPython shell runs; cells written for Jupyter get ours."""
+    import warnings
+
     for name, fn in (("display", display), ("update_display", update_display), ("clear_output", clear_output)):
-        if hasattr(module, name):
+        # IPython.core.display serves these names through a module __getattr__ that warns they moved; looking
+        # must not print that warning (ours replace them there, so the cell's own import never warns either).
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            found = hasattr(module, name)
+        if found:
             setattr(module, name, fn)
 
 

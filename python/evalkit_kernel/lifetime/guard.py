@@ -13,6 +13,12 @@ Linux: the guard has PR_SET_PDEATHSIG, so it dies with the runner; elsewhere it 
 holds. Either way it never outlives the runner, and it ignores the interrupts and SIGTERM the host sends to the
 kernel's process group (the runner's own exit takes it along).
 
+The guard also keeps the host from being frozen by a cell (unsandboxed, same user: `os.kill(os.getppid(),
+SIGSTOP)` would stop the host, and with it every timeout). Once a second it looks at the host's state in /proc; a
+host seen stopped twice in a row gets SIGCONT, unless the stop is job control (the host has a terminal and is no
+longer its foreground group: Ctrl-Z, which the shell answers by taking the terminal back). The guard runs as the
+same user, outside the host, so it can; a cell that stops the guard first defeats it (docs/security.md).
+
 Why not PR_SET_PDEATHSIG on the runner itself: that signal kills the runner at once (no handler can run without
 the GIL), before it can take its children along; they would be left behind, adopted by init.
 """
@@ -24,6 +30,7 @@ import _signal as signal  # `signal` imports enum (~2 ms of start-up) to wrap th
 from . import process_tree
 
 PR_SET_PDEATHSIG = 1
+HOST_CHECK_MS = 1000
 guard_pid = None
 
 
@@ -50,8 +57,9 @@ def start(protocol_fd):
     except (ImportError, AttributeError):
         return
     runner = os.getpid()
+    host = os.getppid()  # the host, or the launcher / sandbox between them (resuming those is as harmless)
     alive_r, alive_w = os.pipe()  # the runner holds the write end; EOF tells the guard the runner is gone
-    pid = _spawn(runner, protocol_fd, alive_r)
+    pid = _spawn(runner, protocol_fd, alive_r, host)
     if pid is None:
         try:
             pid = os.fork()
@@ -62,7 +70,7 @@ def start(protocol_fd):
         if pid == 0:
             try:
                 os.close(alive_w)
-                _serve(runner, protocol_fd, alive_r)
+                _serve(runner, protocol_fd, alive_r, host)
             finally:
                 os._exit(0)
     os.close(alive_r)
@@ -73,7 +81,7 @@ def start(protocol_fd):
 _keep_open = []  # the runner's end of the guard's pipe: closed by the OS when the runner ends
 
 
-def _spawn(runner, protocol_fd, alive_r):
+def _spawn(runner, protocol_fd, alive_r, host):
     """Start the guard as a fresh interpreter running this module's code; its pid, or None to fork instead.
 
     posix_spawn (vfork underneath) shares no memory with the runner: after a fork, every page the runner
@@ -111,7 +119,7 @@ def _spawn(runner, protocol_fd, alive_r):
         (os.POSIX_SPAWN_DUP2, alive_r, alive),
     ]
     boot = "import sys; exec(compile(sys.stdin.read(), '<evalkit guard>', 'exec'))"
-    argv = [executable, "-I", "-S", "-c", boot, str(runner), str(watch), str(alive)]
+    argv = [executable, "-I", "-S", "-c", boot, str(runner), str(watch), str(alive), str(host)]
     try:
         return spawn(executable, argv, os.environ, file_actions=actions)
     except Exception:
@@ -121,15 +129,15 @@ def _spawn(runner, protocol_fd, alive_r):
 
 
 def _spawned_main():
-    """The spawned guard's entry: argv holds the runner's pid and the two descriptors to watch."""
-    runner, watch, alive_r = (int(arg) for arg in sys.argv[1:4])
+    """The spawned guard's entry: argv holds the runner's pid, the two descriptors to watch and the host's pid."""
+    runner, watch, alive_r, host = (int(arg) for arg in sys.argv[1:5])
     try:
-        _serve(runner, watch, alive_r)
+        _serve(runner, watch, alive_r, host)
     finally:
         os._exit(0)
 
 
-def _serve(runner, protocol_fd, alive_r):
+def _serve(runner, protocol_fd, alive_r, host=0):
     import select
 
     for sig in ("SIGINT", "SIGTERM", "SIGHUP", "SIGPIPE"):
@@ -143,17 +151,44 @@ def _serve(runner, protocol_fd, alive_r):
     poller = select.poll()
     poller.register(watch, 0)  # errors and hang-ups are always reported
     poller.register(alive_r, select.POLLIN)
+    watches_host = host > 1 and _host_state(host) is not None
+    stopped_seen = 0
     while True:
         try:
-            events = poller.poll()
+            events = poller.poll(HOST_CHECK_MS if watches_host else None)
         except InterruptedError:
             continue
+        if watches_host and not events:
+            stopped_seen = stopped_seen + 1 if _is_frozen(host) else 0
+            if stopped_seen >= 2:
+                _try(os.kill, host, signal.SIGCONT)
+                stopped_seen = 0
         for fd, flags in events:
             if fd == alive_r:
                 return  # the runner ended: the host (alive) takes care of the rest
             if flags & (select.POLLERR | select.POLLHUP | select.POLLNVAL):
                 _end_kernel(runner)
                 return
+
+
+def _host_state(pid):
+    """(state, pgrp, tty_nr, tpgid) from /proc/<pid>/stat, or None (not Linux, or gone)."""
+    try:
+        with open("/proc/%d/stat" % pid, "rb") as handle:
+            stat = handle.read()
+        fields = stat[stat.rfind(b")") + 2:].split()
+        return fields[0], int(fields[2]), int(fields[4]), int(fields[5])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _is_frozen(pid):
+    """Stopped by a signal ("T", not a debugger's "t"), and not by job control: no terminal, or still its foreground."""
+    state = _host_state(pid)
+    if state is None or state[0] != b"T":
+        return False
+    _, pgrp, tty, foreground = state
+    return tty == 0 or foreground == pgrp
 
 
 def _close_everything_but(keep):

@@ -3,7 +3,7 @@ import type { TruncationInfo } from "../../contracts/cell-result.js";
 import type { KernelOutput, MimeBundle } from "../../contracts/outputs.js";
 import { STATUS_MIME } from "../../contracts/outputs.js";
 import type { ArtifactStore } from "../../output/artifact-store.js";
-import { renderBundleText } from "../../output/display-render.js";
+import { renderBundleTextForTerminal } from "../../output/display-render.js";
 import { OutputSink } from "../../output/output-sink.js";
 import { createPalette } from "../../render/color.js";
 import {
@@ -120,7 +120,7 @@ export class CellPrinter {
       ? typeof markdown === "string"
         ? markdown
         : ""
-      : renderBundleText(bundle).replace(/\n+$/, "");
+      : renderBundleTextForTerminal(bundle).replace(/\n+$/, "");
     if (this.isLineOpen) this.pushText("stdout", "\n", "\n");
     if (text !== "") {
       const prefix = isResult ? this.outPrefix(text) : "";

@@ -1,4 +1,4 @@
-// The REPL's own commands (`:help`, `:js`, `:py`, `:restart`, `:quit`, time travel) and `%more`.
+// The REPL's own commands (`:help`, `:js`, `:py`, `:restart`, `:quit`, time travel), `%more` and `clear`.
 import type { LocalLanguage } from "../../contracts/cell-result.js";
 import { parseArtifactId } from "../../output/artifact-ids.js";
 import { createPalette } from "../../render/color.js";
@@ -17,6 +17,7 @@ export const REPL_HELP = `evalkit repl commands
   :checkpoints      list the checkpoints and the memory each holds
   :LANG, :LANG CODE with --jupyter: switch to (or run one line in) a server language (:r, :julia, :bash...)
   :help             this help
+  clear             clear the screen (also %clear, %cls, :clear and Ctrl-L)
   :quit             leave (also Ctrl-D on an empty line, exit, quit)
   %more             show the whole output of the last cell (long output is collapsed to 20 lines)
 
@@ -36,6 +37,7 @@ export type ReplCommand =
   | { kind: "restore"; name: string }
   | { kind: "undo" }
   | { kind: "checkpoints" }
+  | { kind: "clear" }
   | { kind: "unknown"; name: string };
 
 /** Parses a line for which `isReplCommand` is true. */
@@ -43,6 +45,7 @@ export function parseReplCommand(line: string): ReplCommand {
   const text = line.trim();
   if (/^%more\s*$/.test(text)) return { kind: "more" };
   if (/^(exit|quit)(\(\))?$/.test(text)) return { kind: "quit" };
+  if (/^(clear|%clear|%cls)$/.test(text)) return { kind: "clear" };
   const match = /^:(\S*)\s*([\s\S]*)$/.exec(text);
   const name = match?.[1] ?? "";
   const rest = match?.[2] ?? "";
@@ -66,6 +69,9 @@ export function parseReplCommand(line: string): ReplCommand {
       return { kind: "undo" };
     case "checkpoints":
       return { kind: "checkpoints" };
+    case "clear":
+    case "cls":
+      return { kind: "clear" };
     case "py":
     case "python":
     case "js":
@@ -91,3 +97,6 @@ export function renderMore(last: LastCellOutput | undefined, options: Interactiv
   }
   return out;
 }
+
+/** Home the cursor, clear the screen and its scrollback: what `clear` prints on a terminal. */
+export const CLEAR_SCREEN = "\x1b[H\x1b[2J\x1b[3J";

@@ -2,6 +2,8 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeDirectory } from "../../output/make-directory.js";
+import { createRedactor } from "../../output/redact.js";
+import { collectSecretValues } from "../../runtime/env-filter.js";
 import { pruneImageDir } from "./image-prune.js";
 
 /** The inline image protocols the REPL knows. */
@@ -133,7 +135,12 @@ export class ImageOutput {
     }
     savedCount += 1;
     const path = join(this.dir, `${this.stamp}-${savedCount}.${EXTENSIONS[mime] ?? "bin"}`);
-    const bytes = mime === "image/svg+xml" ? Buffer.from(data, "utf8") : Buffer.from(data, "base64");
+    // An SVG is text: a secret the cell wrote into it must not land in a file (the REPL shows kernel output unredacted
+    // on the user's own terminal, but files outlive the session).
+    const bytes =
+      mime === "image/svg+xml"
+        ? Buffer.from(createRedactor(collectSecretValues(process.env))(data), "utf8")
+        : Buffer.from(data, "base64");
     writeFileSync(path, bytes);
     return path;
   }

@@ -26,10 +26,19 @@ export function formatPrompts(language: CellLanguage, count: number, color: bool
   };
 }
 
-/** True for lines the REPL handles itself: `:commands`, `%more`, and IPython's bare `exit` / `quit`. */
+/**
+ * True for lines the REPL handles itself: `:commands`, `%more`, IPython's bare `exit` / `quit`, and `clear` /
+ * `%clear` / `%cls`, which IPython's terminal also takes as clearing the screen (not a bare `cls`: a common
+ * variable name).
+ */
 export function isReplCommand(line: string): boolean {
   const text = line.trim();
-  return text.startsWith(":") || /^%more\s*$/.test(text) || /^(exit|quit)(\(\))?$/.test(text);
+  return (
+    text.startsWith(":") ||
+    /^%more\s*$/.test(text) ||
+    /^(exit|quit)(\(\))?$/.test(text) ||
+    /^(clear|%clear|%cls)$/.test(text)
+  );
 }
 
 /**

@@ -10,12 +10,12 @@ import { resolveEvalkitHome } from "../../runtime/evalkit-home.js";
 import { describeCheckpoints } from "../../tool/time-travel-call.js";
 import { parseReplArgs, REPL_USAGE, type ReplArgs, replSandbox } from "./args.js";
 import type { LastCellOutput } from "./cell-output.js";
-import { parseReplCommand, REPL_HELP, renderMore } from "./commands.js";
+import { CLEAR_SCREEN, parseReplCommand, REPL_HELP, renderMore } from "./commands.js";
 import { HISTORY_LIMIT, loadHistory, resolveHistoryPath, saveHistory } from "./history.js";
 import { detectImageProtocol, ImageOutput } from "./images.js";
 import { type PythonDescription, ReplKernels } from "./kernels.js";
 import { LineInput } from "./line-input.js";
-import { formatPrompts, readCell } from "./read-cell.js";
+import { formatPrompts, isReplCommand, readCell } from "./read-cell.js";
 import { runReplCell } from "./run-cell.js";
 import { TerminalOutput } from "./terminal.js";
 
@@ -139,9 +139,14 @@ class ReplSession {
       if (read.kind === "interrupt") continue;
       let code = read.code;
       let cellLanguage = language;
-      if (/^(:|%more\s*$|(exit|quit)(\(\))?$)/.test(code)) {
+      if (isReplCommand(code)) {
         const command = parseReplCommand(code);
         if (command.kind === "quit") return;
+        if (command.kind === "clear") {
+          // Only a terminal has a screen to clear; piped output gets nothing rather than escape bytes.
+          if (this.terminal.isTTY) this.terminal.write(CLEAR_SCREEN);
+          continue;
+        }
         if (command.kind === "help") {
           this.terminal.write(REPL_HELP);
           continue;

@@ -4,6 +4,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 import type { Socket } from "node:net";
 import { STATUS_MIME } from "../../contracts/outputs.js";
 import { EvalkitError } from "../../errors.js";
+import { openSeccompStdio } from "../../runtime/sandbox-argv.js";
+import type { KernelCgroup } from "../../runtime/sandbox-cgroup.js";
 import { createRandomToken } from "../../text/random-tokens.js";
 import type { KernelExit } from "../kernel.js";
 import { climbKillLadder, killKernelNow, reapKernelTree, waitForChildExit } from "../kill-ladder.js";
@@ -11,7 +13,7 @@ import { LineReader } from "../line-reader.js";
 import { watchMemory } from "../memory-watch.js";
 import { signalGroup } from "../process-group.js";
 import { hostPidInSandbox, KERNEL_TAG_NAME } from "../process-tree.js";
-import { unwrapSandboxExit } from "../sandbox-exit.js";
+import { describeCgroupOom, unwrapSandboxExit } from "../sandbox-exit.js";
 import { withStartDeadline } from "../start-deadline.js";
 import { buildJsKernelCommand } from "./js-command.js";
 import { describeJsStartFailure } from "./js-exit.js";
@@ -37,6 +39,10 @@ export interface JsProcessConfig {
   sandboxed?: boolean;
   /** A launcher no signal crosses (`ssh`, `docker exec`); `prlimit` and the sandbox are not remote. */
   isRemote?: boolean;
+  /** The seccomp program the spawn opens on bwrap's descriptor (sandboxed kernels). */
+  seccompFile?: string;
+  /** The sandbox's cgroup (its memory limit counts every page): named when it kills, removed at the end. */
+  cgroup?: KernelCgroup;
   /** The CPU limit the launcher set (prlimit), named when the kernel dies of it. */
   cpuSeconds?: number;
   /** Every frame and stream piece, in the order the runner wrote them. */
@@ -81,13 +87,18 @@ export class JsKernelProcess {
     this.merger = new OrderedChannels(nonce, (item) => this.deliver(item));
     // Inherited by everything the kernel starts: how its strays are found once it is gone (process-tree.ts).
     const env = { ...config.env, [KERNEL_TAG_NAME]: this.tag };
-    this.child = spawn(command, args, {
-      cwd: config.cwd,
-      env,
-      stdio: ["ignore", "pipe", "pipe", "pipe"],
-      detached: process.platform !== "win32",
-      windowsHide: true,
-    });
+    const seccomp = openSeccompStdio(["ignore", "pipe", "pipe", "pipe"], config.seccompFile);
+    try {
+      this.child = spawn(command, args, {
+        cwd: config.cwd,
+        env,
+        stdio: seccomp.stdio,
+        detached: process.platform !== "win32",
+        windowsHide: true,
+      });
+    } finally {
+      seccomp.close();
+    }
     this.channel = this.child.stdio[3] as Socket;
     this.ready = new Promise<JsReadyInfo>((resolve, reject) => {
       this.settleReady = resolve;
@@ -197,7 +208,8 @@ export class JsKernelProcess {
       } catch {
         continue; // only the runner writes fd 3, and it writes JSON: nothing else can reach it
       }
-      if (typeof frame === "object" && frame !== null) this.merger.frame(frame as Record<string, unknown>);
+      if (typeof frame === "object" && frame !== null)
+        this.merger.frame(frame as Record<string, unknown>, line.length);
     }
   }
 
@@ -241,7 +253,10 @@ export class JsKernelProcess {
     const heapCause = HEAP_OOM.test(this.stderrTail)
       ? `out of memory: the V8 heap limit of ${this.config.maxHeapMb} MB was reached`
       : undefined;
-    const cause = this.oomCause ?? heapCause;
+    const cgroup = this.config.cgroup;
+    const cgroupCause = cgroup?.wasOomKilled() ? describeCgroupOom(cgroup) : undefined;
+    cgroup?.remove();
+    const cause = cgroupCause ?? this.oomCause ?? heapCause;
     const cpuCause =
       signal === "SIGXCPU" && this.config.cpuSeconds
         ? `CPU time limit ${this.config.cpuSeconds} s reached`

@@ -7,7 +7,7 @@ import { CellQueue } from "../cell-queue.js";
 import { CellRecord } from "../cell-record.js";
 import { answerHostCall } from "../host-calls.js";
 import type { ExecuteOptions, ExecuteOutcome, Kernel, KernelExit } from "../kernel.js";
-import { decodeRunnerFrame, outputOfDisplayFrame } from "../runner-frames.js";
+import { decodeRunnerFrameObject, outputOfDisplayFrame } from "../runner-frames.js";
 import { CellColumnMap } from "./cell-columns.js";
 import { type Completion, JsCompletions } from "./js-completions.js";
 import { describeJsDeath } from "./js-exit.js";
@@ -160,12 +160,18 @@ export class JsKernel implements Kernel {
 
   private async launch(): Promise<JsKernelProcess> {
     const launch = await buildJsLaunch(this.options, this.cwd);
-    const proc: JsKernelProcess = new JsKernelProcess({
-      ...launch,
-      cwd: this.cwd,
-      onItem: (item) => this.onItem(item),
-      onExit: (exit) => this.onProcessExit(proc, exit),
-    });
+    let proc: JsKernelProcess;
+    try {
+      proc = new JsKernelProcess({
+        ...launch,
+        cwd: this.cwd,
+        onItem: (item) => this.onItem(item),
+        onExit: (exit) => this.onProcessExit(proc, exit),
+      });
+    } catch (err) {
+      launch.cgroup?.remove(); // no process will exit to remove it
+      throw err;
+    }
     this.proc = proc;
     return proc;
   }
@@ -230,9 +236,9 @@ export class JsKernel implements Kernel {
       this.routeOutput({ type: "stream", name: item.name, text: item.text });
       return;
     }
-    let frame: ReturnType<typeof decodeRunnerFrame>;
+    let frame: ReturnType<typeof decodeRunnerFrameObject>;
     try {
-      frame = decodeRunnerFrame(JSON.stringify(item.frame));
+      frame = decodeRunnerFrameObject(item.frame);
     } catch {
       return;
     }

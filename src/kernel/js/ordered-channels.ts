@@ -7,6 +7,15 @@ export type ChannelItem =
   | { kind: "frame"; frame: Record<string, unknown> }
   | { kind: "text"; name: "stdout" | "stderr"; text: string };
 
+/**
+ * Most bytes held back waiting for an epoch (the retained stream budget of a cell). A cell can forge a marker for
+ * an epoch that never comes (its nonce is in its own process): past this the host stops waiting and delivers.
+ */
+export const DEFAULT_MAX_HELD_BYTES = 1024 * 1024;
+
+/** What a held frame counts when its line's size is not known. */
+const FRAME_COST_BYTES = 256;
+
 /** Stream pieces stay under 32 KiB, like the Python runner's stream frames. */
 const MAX_PIECE_BYTES = 32 * 1024 - 4;
 const EMPTY = Buffer.alloc(0);
@@ -81,31 +90,47 @@ class PipeScanner {
   }
 }
 
+interface HeldItem {
+  epoch: number;
+  item: ChannelItem;
+  /** 0 frames, 1 stdout, 2 stderr. */
+  source: number;
+  bytes: number;
+}
+
 /**
  * The runner numbers sync points 1, 2, 3...; each is written to all three channels, and between two of them
  * only one channel carries the runner's own writes. Everything after sync point n on any channel belongs to
  * epoch n. Items of an epoch that every channel has reached are delivered as they arrive; later ones wait.
+ *
+ * Markers are not trusted: cell code shares the runner's process and can write one. The runner's markers rise on
+ * each pipe, so a marker below the pipe's last one shows the last one was forged (what followed it is re-dated to
+ * the epoch it was written in), and whatever happens, no more than `maxHeldBytes` wait: past that everything held
+ * is delivered in epoch order and ordering gives way to arrival order (nothing is lost, the host stays bounded)
+ * until the runner's next marker on that pipe shows the forgery and brings the real epoch back.
  */
 export class OrderedChannels {
   private epoch = 0;
   private readonly seen = [0, 0, 0];
-  private held: Array<{ epoch: number; item: ChannelItem }> = [];
+  private held: HeldItem[] = [];
+  private heldBytesNow = 0;
   private readonly pipes: [PipeScanner, PipeScanner];
 
   constructor(
     nonce: string,
     private readonly deliver: (item: ChannelItem) => void,
+    private readonly maxHeldBytes = DEFAULT_MAX_HELD_BYTES,
   ) {
     const prefix = markerPrefix(nonce);
     this.pipes = [
       new PipeScanner(
         prefix,
-        (text) => this.put(this.seen[1] ?? 0, { kind: "text", name: "stdout", text }),
+        (text) => this.put(this.seen[1] ?? 0, { kind: "text", name: "stdout", text }, 1, text.length),
         (n) => this.reach(1, n),
       ),
       new PipeScanner(
         prefix,
-        (text) => this.put(this.seen[2] ?? 0, { kind: "text", name: "stderr", text }),
+        (text) => this.put(this.seen[2] ?? 0, { kind: "text", name: "stderr", text }, 2, text.length),
         (n) => this.reach(2, n),
       ),
     ];
@@ -119,11 +144,17 @@ export class OrderedChannels {
     this.pipes[1].push(chunk);
   }
 
-  frame(frame: Record<string, unknown>): void {
+  /** One frame from fd 3; `bytes` is its line's length (what holding it costs). */
+  frame(frame: Record<string, unknown>, bytes = FRAME_COST_BYTES): void {
     const sync = typeof frame.sync === "number" ? frame.sync : (this.seen[0] ?? 0);
     if (sync > (this.seen[0] ?? 0)) this.seen[0] = sync;
-    if (frame.type !== "sync") this.put(sync, { kind: "frame", frame });
+    if (frame.type !== "sync") this.put(sync, { kind: "frame", frame }, 0, bytes);
     this.advance();
+  }
+
+  /** Bytes waiting for their epoch now (never more than `maxHeldBytes` after a call returns). */
+  get heldBytes(): number {
+    return this.heldBytesNow;
   }
 
   /** The kernel is gone: deliver everything still held, in epoch order. */
@@ -134,22 +165,56 @@ export class OrderedChannels {
   }
 
   private reach(source: number, n: number): void {
-    if (n > (this.seen[source] ?? 0)) this.seen[source] = n;
+    const last = this.seen[source] ?? 0;
+    if (n > last) this.seen[source] = n;
+    else if (n < last) this.unforge(source, n);
     this.advance();
   }
 
-  private put(epoch: number, item: ChannelItem): void {
-    if (epoch <= this.epoch) this.deliver(item);
-    else this.held.push({ epoch, item });
+  /**
+   * A pipe's marker fell below its last one: the last one was forged. The pipe is back at `n`, and its text held
+   * since the forged marker was written before `n`, in the epoch before it.
+   */
+  private unforge(source: number, n: number): void {
+    this.seen[source] = n;
+    for (const entry of this.held) if (entry.source === source && entry.epoch >= n) entry.epoch = n - 1;
+    // A release past the bound may have jumped to the forged epoch: back to the real one, so order holds again.
+    this.epoch = Math.min(this.epoch, Math.max(n - 1, Math.min(...this.seen)));
+    this.deliverUpTo(this.epoch);
+  }
+
+  private put(epoch: number, item: ChannelItem, source: number, bytes: number): void {
+    if (epoch <= this.epoch) {
+      this.deliver(item);
+      return;
+    }
+    this.held.push({ epoch, item, source, bytes });
+    this.heldBytesNow += bytes;
+    if (this.heldBytesNow > this.maxHeldBytes) this.releaseAll();
+  }
+
+  /** Stops waiting: everything held goes out in epoch order, and later items of those epochs go straight out. */
+  private releaseAll(): void {
+    const held = this.held.sort((a, b) => a.epoch - b.epoch);
+    this.held = [];
+    this.heldBytesNow = 0;
+    this.epoch = Math.max(this.epoch, held[held.length - 1]?.epoch ?? 0);
+    for (const entry of held) this.deliver(entry.item);
   }
 
   private advance(): void {
     const reached = Math.min(...this.seen);
     if (reached <= this.epoch) return;
     this.epoch = reached;
+    this.deliverUpTo(reached);
+  }
+
+  /** Delivers the held items of epochs up to `reached`, in epoch order. */
+  private deliverUpTo(reached: number): void {
     if (this.held.length === 0) return;
     const ready = this.held.filter((entry) => entry.epoch <= reached);
     this.held = this.held.filter((entry) => entry.epoch > reached);
+    for (const entry of ready) this.heldBytesNow -= entry.bytes;
     ready.sort((a, b) => a.epoch - b.epoch);
     for (const entry of ready) this.deliver(entry.item);
   }

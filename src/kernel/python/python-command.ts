@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { resolveEvalkitHome } from "../../runtime/evalkit-home.js";
 import { packagePath } from "../../runtime/package-root.js";
 import { buildSandboxArgv } from "../../runtime/sandbox-argv.js";
+import type { KernelLayers } from "../../runtime/sandbox-layers.js";
 import type { SandboxFeatures } from "../../runtime/sandbox-probe.js";
 import type { ResolvedSandbox } from "../../runtime/sandbox-types.js";
 import { countOwnProcesses } from "../process-tree.js";
@@ -36,16 +37,29 @@ export interface PythonLaunch {
   args: string[];
   env: Record<string, string>;
   runnerConfig: Record<string, unknown>;
+  /** The seccomp program the spawn opens on bwrap's descriptor (sandboxed kernels). */
+  seccompFile?: string;
 }
 
 /** The launch of a kernel with `options` (`bwrap`: the probed sandbox, when it runs in one), worked out now. */
-export function buildPythonLaunch(options: PythonStartOptions, bwrap?: SandboxFeatures): PythonLaunch {
-  const { command, args } = buildPythonCommand(options, bwrap);
+export function buildPythonLaunch(
+  options: PythonStartOptions,
+  bwrap?: SandboxFeatures,
+  layers?: KernelLayers,
+): PythonLaunch {
+  const { command, args } = buildPythonCommand(options, bwrap, layers);
   const { env, added } = withMallocTuning(options.env ?? (process.env as Record<string, string>));
   // The host's tasks, counted before the sandbox exists (inside, the runner counts its own), plus bwrap itself.
   const processesBase =
     options.sandbox && options.limits?.processes !== undefined ? countOwnProcesses() + 1 : undefined;
-  return { command, args, env, runnerConfig: buildRunnerConfig(options, added, processesBase) };
+  const launch: PythonLaunch = {
+    command,
+    args,
+    env,
+    runnerConfig: buildRunnerConfig(options, added, processesBase),
+  };
+  if (bwrap !== undefined && layers?.seccompFile !== undefined) launch.seccompFile = layers.seccompFile;
+  return launch;
 }
 
 /**
@@ -80,6 +94,7 @@ function withMallocTuning(base: Record<string, string>): {
 function buildPythonCommand(
   options: PythonStartOptions,
   bwrap?: SandboxFeatures,
+  layers?: KernelLayers,
 ): { command: string; args: string[] } {
   if (options.forkOf !== undefined) {
     // Local only (the copy lives beside the kernel it was forked from): the relay, no launcher, no sandbox prefix.
@@ -89,7 +104,7 @@ function buildPythonCommand(
     };
   }
   const pythonArgs = [...(options.args ?? []), "-u", "-c", loadBootstrap()];
-  const launcher = bwrap === undefined ? options.launcher : buildSandboxPrefix(options, bwrap);
+  const launcher = bwrap === undefined ? options.launcher : buildSandboxPrefix(options, bwrap, layers);
   if (!launcher || launcher.length === 0) return { command: options.python, args: pythonArgs };
   const [command, ...prefix] = launcher as [string, ...string[]];
   const quote = options.launcherShellQuote ?? shouldShellQuote(command);
@@ -97,7 +112,11 @@ function buildPythonCommand(
   return { command, args: [...prefix, ...(quote ? [quoteForShell(tail)] : tail)] };
 }
 
-function buildSandboxPrefix(options: PythonStartOptions, features: SandboxFeatures): string[] {
+function buildSandboxPrefix(
+  options: PythonStartOptions,
+  features: SandboxFeatures,
+  layers: KernelLayers | undefined,
+): string[] {
   const sandbox = options.sandbox as ResolvedSandbox;
   const env = options.env ?? process.env;
   const evalkitHome = resolveEvalkitHome(env);
@@ -114,6 +133,8 @@ function buildSandboxPrefix(options: PythonStartOptions, features: SandboxFeatur
     readOnly: cache === false ? [] : [codeCache],
     // Files in the private tmpfs mounts are memory too: under a memory limit each is capped at it.
     tmpfsBytes: memoryMb !== undefined && features.sizedTmpfs ? memoryMb * 1024 * 1024 : undefined,
+    hasSeccompFd: layers?.seccompFile !== undefined,
+    cgroupProcs: layers?.cgroup?.procsFiles,
   });
 }
 

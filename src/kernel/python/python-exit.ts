@@ -1,7 +1,9 @@
 // Why a Python kernel ended, in words: a lost launcher connection, a resource limit, the runner's last stderr.
 import { basename } from "node:path";
 import { EvalkitError } from "../../errors.js";
+import type { KernelCgroup } from "../../runtime/sandbox-cgroup.js";
 import type { ResourceLimits } from "../../runtime/sandbox-types.js";
+import { describeCgroupOom } from "../sandbox-exit.js";
 
 /** How much of the runner's stderr a kernel keeps for its death notice. */
 export const STDERR_TAIL_BYTES = 8192;
@@ -20,8 +22,10 @@ export function describeLostConnection(
 export function describeLimitDeath(
   limits: ResourceLimits | undefined,
   signal: NodeJS.Signals | null,
+  cgroup?: KernelCgroup,
 ): string | undefined {
   if (!limits) return undefined;
+  if (cgroup?.wasOomKilled()) return describeCgroupOom(cgroup);
   if (signal === "SIGXCPU" && limits.cpuSeconds) return `CPU time limit ${limits.cpuSeconds} s reached`;
   if (limits.memoryMb)
     return `possibly out of memory: the kernel ran under a memory limit ${limits.memoryMb} MB`;

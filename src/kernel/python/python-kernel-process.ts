@@ -2,6 +2,8 @@
 // exit classification and the end through the shared kill ladder. PythonKernel drives cells over it.
 import { type ChildProcess, spawn } from "node:child_process";
 import { EvalkitError } from "../../errors.js";
+import { openSeccompStdio } from "../../runtime/sandbox-argv.js";
+import type { KernelCgroup } from "../../runtime/sandbox-cgroup.js";
 import { createRandomToken } from "../../text/random-tokens.js";
 import type { KernelExit } from "../kernel.js";
 import { climbKillLadder, reapKernelTree, waitForChildExit } from "../kill-ladder.js";
@@ -52,19 +54,29 @@ export class PythonKernelProcess {
   private onReady: ((frame: ReadyFrame) => void) | undefined;
 
   constructor(
-    private readonly options: PythonKernelOptions,
-    private readonly command: { command: string; args: string[]; env: Record<string, string> },
+    private readonly options: PythonKernelOptions & { cgroup?: KernelCgroup },
+    private readonly command: {
+      command: string;
+      args: string[];
+      env: Record<string, string>;
+      seccompFile?: string;
+    },
     private readonly events: PythonProcessEvents,
     private readonly trace: boolean,
   ) {
     const env = { ...command.env, [KERNEL_TAG_NAME]: this.tag };
-    this.child = spawn(command.command, command.args, {
-      cwd: options.cwd,
-      env,
-      stdio: ["pipe", "pipe", "pipe"],
-      detached: process.platform !== "win32",
-      windowsHide: true,
-    });
+    const seccomp = openSeccompStdio(["pipe", "pipe", "pipe"], command.seccompFile);
+    try {
+      this.child = spawn(command.command, command.args, {
+        cwd: options.cwd,
+        env,
+        stdio: seccomp.stdio,
+        detached: process.platform !== "win32",
+        windowsHide: true,
+      });
+    } finally {
+      seccomp.close();
+    }
     this.child.stdout?.on("data", (chunk: Buffer) => this.onStdout(chunk));
     this.child.stderr?.on("data", (chunk: Buffer) => this.onStderr(chunk));
     this.child.stdin?.on("error", () => {
@@ -237,7 +249,7 @@ export class PythonKernelProcess {
     };
     const cause = this.isShutdownRequested
       ? undefined
-      : (describeLimitDeath(this.options.limits, signal) ??
+      : (describeLimitDeath(this.options.limits, signal, this.options.cgroup) ??
         describeLostConnection(this.options.launcher, exitCode));
     if (cause !== undefined) exit.cause = cause;
     this.exitInfo = exit;

@@ -1,6 +1,8 @@
 // One retained Python interpreter: spawn through the bootstrap, handshake, execute cells, interrupt, kill ladder.
 
 import { EvalkitError } from "../../errors.js";
+import { resolveEvalkitHome } from "../../runtime/evalkit-home.js";
+import { type KernelLayers, prepareKernelLayers } from "../../runtime/sandbox-layers.js";
 import { requireSandboxFeatures } from "../../runtime/sandbox-probe.js";
 import { CellQueue } from "../cell-queue.js";
 import type { ExecuteOptions, ExecuteOutcome, Kernel, KernelExit } from "../kernel.js";
@@ -18,6 +20,7 @@ import {
 import { type CellFrame, PythonKernelProcess } from "./python-kernel-process.js";
 import { PythonRunningCell } from "./python-running-cell.js";
 import { buildRunnerBundle } from "./runner-bundle.js";
+import { warmSandboxCodeCache } from "./sandbox-code-cache.js";
 
 type IsCompleteReply = { status: "complete" | "incomplete" | "invalid"; indent: string };
 type CompleteReply = { start: number; matches: string[] };
@@ -41,6 +44,8 @@ export class PythonKernel implements Kernel {
   private cellSerial = 0;
   private readyToken: string | undefined;
   private readonly name = `k${++kernelSerial}`;
+  /** The sandbox's seccomp file and cgroup (removed when the process ends). */
+  private layers: KernelLayers | undefined;
 
   constructor(options: PythonKernelOptions) {
     this.options = options;
@@ -70,17 +75,31 @@ export class PythonKernel implements Kernel {
       });
     }
     const bwrap = this.options.sandbox ? await requireSandboxFeatures() : undefined;
-    const { command, args, env, runnerConfig } = buildPythonLaunch(this.options, bwrap);
-    const proc = new PythonKernelProcess(
-      this.options,
-      { command, args, env },
-      {
-        onFrame: (frame, isPlain) => this.onFrame(frame, isPlain),
-        onProtocolError: (err) => this.failProtocol(err),
-        onExit: (exit) => this.onProcessExit(exit),
-      },
-      this.trace,
-    );
+    // Compiled outside, shown read-only inside: the cache must exist before the sandbox's mounts are decided.
+    if (bwrap) await warmSandboxCodeCache(this.options);
+    const hostEnv = this.options.env ?? process.env;
+    this.layers = bwrap ? prepareKernelLayers(this.options.limits, resolveEvalkitHome(hostEnv)) : undefined;
+    let proc: PythonKernelProcess;
+    let runnerConfig: Record<string, unknown>;
+    try {
+      const launch = buildPythonLaunch(this.options, bwrap, this.layers);
+      const { command, args, env, seccompFile } = launch;
+      runnerConfig = launch.runnerConfig;
+      proc = new PythonKernelProcess(
+        { ...this.options, ...(this.layers?.cgroup ? { cgroup: this.layers.cgroup } : {}) },
+        { command, args, env, ...(seccompFile ? { seccompFile } : {}) },
+        {
+          onFrame: (frame, isPlain) => this.onFrame(frame, isPlain),
+          onProtocolError: (err) => this.failProtocol(err),
+          onExit: (exit) => this.onProcessExit(exit),
+        },
+        this.trace,
+      );
+    } catch (err) {
+      // No process will exit to remove the cgroup: it goes now.
+      this.layers?.cgroup?.remove();
+      throw err;
+    }
     this.process = proc;
     // Built while the interpreter starts up.
     const bundle = buildRunnerBundle(runnerConfig);
@@ -286,6 +305,7 @@ export class PythonKernel implements Kernel {
 
   private onProcessExit(exit: KernelExit): void {
     this.checkpoints?.onProcessExit();
+    this.layers?.cgroup?.remove();
     const cell = this.running;
     this.running = undefined;
     this.completions.answerAll(() => ({ status: "invalid", indent: "" }));

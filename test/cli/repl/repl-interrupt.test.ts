@@ -1,4 +1,4 @@
-// The REPL at the keyboard: Tab completes from the kernel; interrupt words: Ctrl-C shows KeyboardInterrupt at the cell's line, --timeout says [timeout], an
+// The REPL at the keyboard: Tab completes from the kernel (names, keys, modules after import); interrupt words: Ctrl-C shows KeyboardInterrupt at the cell's line, --timeout says [timeout], an
 // ignored interrupt that escalates says [killed] (not [died]).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt } from "../../helpers/build.js";
@@ -66,6 +66,30 @@ describe.skipIf(noTmux !== undefined)(titleWithSkip("evalkit repl interrupts", n
     await timed.waitFor(/settings\['learning_rate'\]\s*$/);
     timed.send("Enter");
     await timed.waitFor(/Out\[\d+\]: 0\.1/);
+  }, 60_000);
+
+  it("completes module names after import and from, not builtins or variables", async () => {
+    await timed.waitForPrompt();
+    timed.send("-l", "import xml.e");
+    timed.send("Tab");
+    await timed.waitFor(/import xml\.etree\s*$/);
+    timed.send("-l", ".ElementT");
+    timed.send("Tab");
+    await timed.waitFor(/import xml\.etree\.ElementTree\s*$/);
+    timed.send("Enter");
+    await timed.waitForPrompt();
+    timed.send("-l", "import o");
+    timed.send("Tab");
+    timed.send("Tab");
+    await timed.waitFor(/\bos\b[\s\S]*\n\S*In \[\d+\]: import o\s*$/);
+    const listed = timed.recent();
+    expect(listed).toMatch(/\boperator\b/);
+    expect(listed).not.toMatch(/\b(object|open|ord|oct)\b/);
+    timed.send("C-u");
+    timed.send("-l", "from xml.etree import ElementT");
+    timed.send("Tab");
+    await timed.waitFor(/from xml\.etree import ElementTree\s*$/);
+    timed.send("C-u");
   }, 60_000);
 
   it("completes JavaScript names, properties, keys and paths with Tab after :js", async () => {

@@ -68,10 +68,11 @@ describe.runIf(flavour !== undefined && hasR)("evalkit repl --jupyter", () => {
     expect(code).toBe(0);
     expect(out).toMatch(/evalkit repl · Python 3\.\d+/);
     expect(out).toContain("Out[2]: 10");
-    expect(out).toMatch(/r \[2\]: y \* 14\n42/);
+    // A person sees R's own text/plain, as a terminal R session prints it (the model gets the markdown view).
+    expect(out).toMatch(/r \[2\]: y \* 14\n\[1\] 42/);
     expect(out).toMatch(/print\(x \+ 1\)\n6/);
     expect(out).toContain('no kernel for language "cobol"');
-    expect(out).toContain("'bob'");
+    expect(out).toContain('[1] "bob"');
     expect(await server.listKernels()).toEqual([]);
   }, 90_000);
 });

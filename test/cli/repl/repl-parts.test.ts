@@ -193,6 +193,15 @@ describe("commands and prompts", () => {
     expect(parseReplCommand(":restore")).toEqual({ kind: "unknown", name: "restore needs a NAME" });
   });
 
+  it("takes clear, %clear, %cls and :clear as clearing the screen, but leaves cls and clear() to the kernel", () => {
+    for (const line of ["clear", " %clear ", "%cls", ":clear"]) {
+      expect(isReplCommand(line), line).toBe(true);
+      expect(parseReplCommand(line), line).toEqual({ kind: "clear" });
+    }
+    for (const line of ["cls", "clear()", "clear = 1", "print(clear)"])
+      expect(isReplCommand(line), line).toBe(false);
+  });
+
   it("aligns the continuation prompt with the first one and colours only when asked", () => {
     const plain = formatPrompts("py", 12, false);
     expect(plain).toEqual({ first: "In [12]: ", continuation: "    ...: " });

@@ -19,6 +19,7 @@ function isProcessAlive(pid: number): boolean {
 }
 
 const plotSkip = librarySkipReason(DEBIAN_PYTHON, ["matplotlib"]);
+const pandasSkip = librarySkipReason(DEBIAN_PYTHON, ["pandas"]);
 
 const noTmux = tmuxSkipReason();
 
@@ -29,7 +30,7 @@ describe.skipIf(noTmux !== undefined)(titleWithSkip("evalkit repl in a terminal"
   beforeAll(async () => {
     await ensureBuilt();
     repl = new ReplPane(`main-${process.pid}`, ["--python", PYTHON]);
-    if (plotSkip === undefined) {
+    if (plotSkip === undefined || pandasSkip === undefined) {
       plots = new ReplPane(`plots-${process.pid}`, ["--python", DEBIAN_PYTHON], { NO_COLOR: "1" });
     }
   }, 120_000);
@@ -138,6 +139,41 @@ describe.skipIf(noTmux !== undefined)(titleWithSkip("evalkit repl in a terminal"
       expect(plots.screenWithColors()).not.toMatch(/\x1b\[3\dm/);
     },
   );
+
+  it.skipIf(pandasSkip !== undefined)(
+    titleWithSkip("prints a DataFrame and a Series as IPython does: aligned text, not markdown", pandasSkip),
+    async () => {
+      await plots.waitFor(/In \[\d+\]:\s*$/, 20_000);
+      plots.type("import pandas as pd; df = pd.DataFrame({'name': ['a', 'bbbbbb'], 'value': [1.5, 22.25]})");
+      await plots.waitForPrompt();
+      plots.type("df");
+      await plots.waitFor(/Out\[\d+\]:\n {5}name {2}value\n0 {7}a {3}1\.50\n1 {2}bbbbbb {2}22\.25\n/, 20_000);
+      await plots.waitForPrompt();
+      plots.type("df.value");
+      await plots.waitFor(/Out\[\d+\]:\n0 {5}1\.50\n1 {4}22\.25\nName: value, dtype: float64\n/);
+      expect(plots.recent()).not.toContain("|");
+    },
+  );
+
+  it("clears the screen when clear is typed, and on Ctrl-L", async () => {
+    await repl.waitForPrompt();
+    repl.type("print('before-' + 'clear')");
+    await repl.waitFor(/^before-clear$/m);
+    await repl.waitForPrompt();
+    repl.type("clear");
+    // The prompt comes back on the first line of an empty screen; no %clear notice.
+    const cleared = await repl.waitForScreen((screen) => /^In \[\d+\]:$/.test(screen));
+    expect(cleared).not.toContain("%clear");
+    repl.type("print('before-' + 'ctrl-l')");
+    await repl.waitForScreen((screen) => screen.includes("before-ctrl-l\nIn ["));
+    repl.send("-l", "1 + ");
+    repl.send("C-l");
+    // Ctrl-L keeps what is typed on the redrawn prompt line.
+    await repl.waitForScreen((screen) => /^In \[\d+\]: 1 \+$/.test(screen));
+    repl.send("-l", "1");
+    repl.send("Enter");
+    await repl.waitFor(/Out\[\d+\]: 2\n/);
+  });
 
   it("exits on Ctrl-D, leaves no Python process behind and keeps the history", async () => {
     repl.type("import os; os.getpid()");

@@ -15,6 +15,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import type { ExecuteOutcome } from "../../../src/kernel/kernel.js";
+import { detectCgroupSupport } from "../../../src/runtime/sandbox-cgroup.js";
 import { startKernel } from "../../helpers/python.js";
 import { isSandboxRequired, sandboxSkipReason } from "../../helpers/sandbox.js";
 
@@ -85,8 +86,11 @@ describe.skipIf(noSandbox !== "")(`the sandbox, from inside a cell ${noSandbox}`
     expect(text(await plain.execute(read))).toBe("SECRET-KEY-MATERIAL\n");
     const boxed = await startKernel({ cwd, env: hostEnv({ HOME: home }), sandbox: SANDBOX });
     expect(text(await boxed.execute(read))).toBe("FileNotFoundError\n");
-    // HOME itself is still there (empty, writable, private) for tools that keep caches in it.
-    expect(text(await boxed.execute("import os\nprint(os.listdir(os.environ['HOME']))"))).toBe("[]\n");
+    // HOME itself is still there (private, writable) for tools that keep caches in it; it holds only evalkit's
+    // compiled-code cache (read-only), since EVALKIT_HOME defaults to HOME/.evalkit.
+    const listing =
+      "import os\nh = os.environ['HOME']\nprint(os.listdir(h), os.listdir(h + '/.evalkit/cache'))";
+    expect(text(await boxed.execute(listing))).toBe("['.evalkit'] ['runner-code']\n");
   });
 
   it("shows the cwd when it lies inside the hidden home", async () => {
@@ -99,7 +103,7 @@ describe.skipIf(noSandbox !== "")(`the sandbox, from inside a cell ${noSandbox}`
     const outcome = await kernel.execute(
       "import os\nprint(open('data.txt').read(), sorted(os.listdir(os.environ['HOME'])))",
     );
-    expect(text(outcome)).toBe("project data ['project']\n");
+    expect(text(outcome)).toBe("project data ['.evalkit', 'project']\n"); // .evalkit: the compiled-code cache
   });
 
   describe("network", () => {
@@ -191,16 +195,29 @@ describe.skipIf(noSandbox !== "")(`the sandbox, from inside a cell ${noSandbox}`
   });
 
   it("caps the private /tmp and /dev/shm at the memory limit, so files there cannot fill the host's memory", async () => {
-    const kernel = await startKernel({
-      cwd: dirIn("tmpfs-cap"),
-      env: hostEnv(),
-      sandbox: SANDBOX,
-      limits: { memoryMb: 100 },
-    });
     const fill = (dir: string) =>
       `import os\nwritten = 0\ntry:\n    with open("${dir}/fill", "wb") as f:\n        for _ in range(400):\n            f.write(b"x" * (1 << 20))\n            written += 1\nexcept OSError as e:\n    print(e.errno, end=" ")\nos.remove("${dir}/fill")\nprint(written <= 100)`;
-    expect(text(await kernel.execute(fill("/tmp")))).toBe("28 True\n"); // ENOSPC
-    expect(text(await kernel.execute(fill("/dev/shm")))).toBe("28 True\n");
+    for (const dir of ["/tmp", "/dev/shm"]) {
+      const kernel = await startKernel({
+        cwd: dirIn("tmpfs-cap"),
+        env: hostEnv(),
+        sandbox: SANDBOX,
+        limits: { memoryMb: 100 },
+      });
+      if (detectCgroupSupport().kind === "none") {
+        expect(text(await kernel.execute(fill(dir)))).toBe("28 True\n"); // ENOSPC at the tmpfs's size
+        continue;
+      }
+      // With a cgroup, tmpfs pages count against the limit with the interpreter's own memory: the kernel ends.
+      const death = await kernel.execute(fill(dir)).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      expect(death).toMatchObject({ code: "KERNEL_DIED" });
+      expect((death as { details: { cause?: string } }).details.cause).toMatch(
+        /cgroup reached its memory limit 100 MB/,
+      );
+    }
   });
 
   it("runs a symlinked interpreter from ~/.local/bin without showing the rest of ~/.local", async () => {

@@ -1,0 +1,82 @@
+// The three-channel merger treats markers as untrusted: a forged one never makes it hold more than its bound, and
+// the runner's next real marker shows the forgery, so text printed after it is delivered in its place.
+import { describe, expect, it } from "vitest";
+import { type ChannelItem, OrderedChannels } from "../../../src/kernel/js/ordered-channels.js";
+
+const NONCE = "0123456789abcdef";
+const marker = (n: number) => Buffer.from(`\x1b]evalkit-sync;${NONCE};${n}\x07`, "latin1");
+
+function collect(maxHeld?: number) {
+  const items: ChannelItem[] = [];
+  const merger = new OrderedChannels(NONCE, (item) => items.push(item), maxHeld);
+  const texts = () =>
+    items.map((item) => (item.kind === "text" ? item.text : `<${item.frame.type}>`)).join("");
+  return { merger, items, texts };
+}
+
+/** The runner's own sync point n: the marker on both pipes and the frame on fd 3. */
+function syncPoint(merger: OrderedChannels, n: number, frame: Record<string, unknown> = { type: "sync" }) {
+  merger.stdout(marker(n));
+  merger.stderr(marker(n));
+  merger.frame({ ...frame, sync: n });
+}
+
+describe("OrderedChannels and forged markers", () => {
+  it("delivers text printed after a forged marker once the runner's next marker arrives", () => {
+    const { merger, texts } = collect();
+    syncPoint(merger, 1);
+    merger.stdout(Buffer.from("before "));
+    merger.stdout(marker(999_999_999));
+    merger.stdout(Buffer.from("after "));
+    expect(texts()).toBe("before ");
+    syncPoint(merger, 2, { type: "done" });
+    expect(texts()).toBe("before after <done>");
+    expect(merger.heldBytes).toBe(0);
+  });
+
+  it("never holds more than its bound after a forged marker, and delivers everything in order", () => {
+    const { merger, texts } = collect(64 * 1024);
+    syncPoint(merger, 1);
+    merger.stdout(marker(999_999_999));
+    let maxHeld = 0;
+    let expected = "";
+    for (let i = 0; i < 1000; i++) {
+      const line = `${i} ${"x".repeat(1000)}\n`;
+      expected += line;
+      merger.stdout(Buffer.from(line));
+      maxHeld = Math.max(maxHeld, merger.heldBytes);
+    }
+    expect(maxHeld).toBeLessThanOrEqual(64 * 1024);
+    expect(texts()).toBe(expected);
+  });
+
+  it("keeps the order of real epochs across the pipes and the frames", () => {
+    const { merger, texts } = collect();
+    syncPoint(merger, 1, { type: "display" });
+    merger.stdout(Buffer.from("out "));
+    // The stderr marker for epoch 2 arrives before fd 3's: stderr text waits for the frame channel.
+    merger.stdout(marker(2));
+    merger.stderr(marker(2));
+    merger.stderr(Buffer.from("err "));
+    expect(texts()).toBe("<display>out ");
+    merger.frame({ type: "sync", sync: 2 });
+    expect(texts()).toBe("<display>out err ");
+  });
+
+  it("restores ordering after a release past the bound once the runner's next marker shows the forgery", () => {
+    const { merger, texts } = collect(1024);
+    syncPoint(merger, 1);
+    merger.stdout(marker(999_999_999));
+    merger.stdout(Buffer.from("x".repeat(2000)));
+    syncPoint(merger, 2, { type: "done" });
+    const before = texts().length;
+    // A later cell: stderr text of epoch 4 must wait for the frame of epoch 3 that precedes it.
+    syncPoint(merger, 3, { type: "display" });
+    merger.stdout(marker(4));
+    merger.stderr(marker(4));
+    merger.stderr(Buffer.from("err"));
+    expect(texts().slice(before)).toBe("<display>");
+    merger.frame({ type: "sync", sync: 4 });
+    expect(texts().slice(before)).toBe("<display>err");
+  });
+});
