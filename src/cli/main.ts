@@ -13,13 +13,16 @@ commands:
       [--input FILE|-] [--lang py|js] [--timeout SEC] [--cwd DIR] [--python PATH] [--launcher PREFIX]
       [--json] [--images DIR] [--output-notebook OUT.ipynb] [--jupyter URL] [--jupyter-token-file FILE]
       [--sandbox] [--sandbox-network] [--sandbox-write PATH] [--memory-mb N] [--cpu-seconds N] [--max-processes N]
+      [--checkpoints] [--undo N]
   repl                                interactive session
       [--python PATH] [--cwd DIR] [--session NAME] [--launcher PREFIX] [--timeout SEC] [--js]
       [--jupyter URL] [--jupyter-token-file FILE]
       [--sandbox] [--sandbox-network] [--sandbox-write PATH] [--memory-mb N] [--cpu-seconds N] [--max-processes N]
+      [--checkpoints] [--undo N]
   mcp                                 MCP server on stdio exposing the eval tool
       [--python PATH] [--cwd DIR] [--launcher PREFIX] [--jupyter URL] [--jupyter-token-file FILE]
       [--sandbox] [--sandbox-network] [--sandbox-write PATH] [--memory-mb N] [--cpu-seconds N] [--max-processes N]
+      [--checkpoints] [--undo N]
       [--http [HOST:]PORT [--root DIR] [--token-file FILE] [--allowed-host NAME] [--allowed-origin URL]
        [--session-ttl SEC] [--max-sessions N]]   Streamable HTTP at /mcp for many remote clients instead
   doctor                              which interpreter evalkit would use, and why

@@ -1,6 +1,6 @@
 // The host → runner frames of the kernel wire protocol (docs/protocol.md), written once as zod schemas.
 // The schemas are for types, docs and the conformance suite: the hot path never parses frames with them.
-import { z } from "zod";
+import * as z from "zod";
 
 /** Variables set before a cell runs; `null` unsets one. */
 const cellEnv = z.record(z.string(), z.string().nullable());

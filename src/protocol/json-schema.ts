@@ -1,5 +1,5 @@
 // The protocol's JSON Schema document (docs/protocol.schema.json), generated from the zod schemas.
-import { z } from "zod";
+import * as z from "zod";
 import { hostFrame } from "./host-frames.js";
 import { runnerFrame } from "./runner-frames.js";
 

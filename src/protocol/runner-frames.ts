@@ -1,6 +1,6 @@
 // The runner → host frames of the kernel wire protocol (docs/protocol.md), written once as zod schemas.
 // The schemas are for types, docs and the conformance suite: the host decodes frames by hand on its hot path.
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * Fields of one runner frame plus `sync`: the JS runner numbers sync points to order fd 3 against its
