@@ -21,7 +21,7 @@ from ..capture.fd_capture import FdCapture, enlarge_pipe
 from ..capture.router import StreamRouter
 from ..capture.streams import install_streams, restore_streams
 from .cell_context import CellContext
-from .executor import Executor
+from .executor import INITIAL_UNDERS, Executor
 from .interrupt_gate import InterruptGate
 from .frame_encoding import encode_done, encode_started
 from .protocol import FrameReader, FrameWriter
@@ -214,6 +214,7 @@ def _apply_context(cwd, env):
 def _make_main_module():
     module = types.ModuleType("__main__")
     module.__dict__.update({"__builtins__": builtins, "In": [""], "Out": {}})
+    module.__dict__.update(INITIAL_UNDERS)
     sys.modules["__main__"] = module
     if "" not in sys.path:
         sys.path.insert(0, "")
