@@ -220,7 +220,10 @@ def _line_adapter(func):
 
 def _cell_adapter(func):
     def run(ctx):
-        return func(ctx.args, ctx.body, **_local_kwargs(func, ctx))
+        body = ctx.body or ""
+        if body and not body.endswith("\n"):
+            body += "\n"  # IPython hands a cell magic its body with the cell's closing newline
+        return func(ctx.args, body, **_local_kwargs(func, ctx))
 
     run.__doc__ = func.__doc__
     return run
