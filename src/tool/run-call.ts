@@ -48,6 +48,8 @@ export interface RunCallContext {
   updateIntervalMs: number;
   /** A job watching the call (tool/eval-job.ts): each cell as it starts and as it ends. */
   tap?: RunCallTap;
+  /** Cells that end with an error do not stop the call (EvalExecuteContext.continueOnError). */
+  continueOnError?: boolean;
 }
 
 /** What a job sees of the call it runs in the background. */
@@ -186,7 +188,7 @@ export async function runEvalCall(ctx: RunCallContext): Promise<EvalToolResult> 
       images.push(collected.images);
       addContent();
       ctx.tap?.cellFinished(result, contents[index]!);
-      if (result.status !== "ok") {
+      if (result.status !== "ok" && !(ctx.continueOnError === true && result.status === "error")) {
         stopReason = `not run: cell ${index + 1} ended with status "${result.status}"`;
       }
       emit(ctx, cells, contents);

@@ -180,6 +180,9 @@ def format_object(obj, include=None, exclude=None):
                 data[mime] = normalize_value(mime, value)
                 if mime in lib_md:
                     metadata[mime] = lib_md[mime]
+        added = [mime for mime in lib_md.get("evalkit", {}).get("modelOnly", ()) if mime in data]
+        if added:
+            metadata["evalkit"] = {"modelOnly": added}
     else:
         _from_mimebundle(obj, include, exclude, data, metadata)
         _from_repr_methods(obj, include, exclude, data, metadata)
