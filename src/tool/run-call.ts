@@ -3,6 +3,7 @@ import type { CellLanguage, CellResult, EvalDetails } from "../contracts/cell-re
 import type { CellErrorInfo, CellOutput } from "../contracts/outputs.js";
 import { EvalkitError, isEvalkitError } from "../errors.js";
 import type { ArtifactStore } from "../output/artifact-store.js";
+import { hasRasterWork, rasteriseImages } from "../output/chart-raster.js";
 import type { DisplayImage } from "../output/display-render.js";
 import type { SecretValue } from "../output/redact.js";
 import type { SessionCall } from "../session/session-call.js";
@@ -166,6 +167,8 @@ export async function runEvalCall(ctx: RunCallContext): Promise<EvalToolResult> 
         collector.add({ type: "error", ...outcome.error });
       }
       const collected = collector.finish();
+      // SVG and Vega(-Lite) charts become PNG for the model; the renderers load on the first chart only.
+      if (hasRasterWork(collected.images)) collected.images = await rasteriseImages(collected.images);
       // Filled field by field in the order `details` has always listed them (title only when given).
       const result = { index } as CellResult;
       if (cell.title !== undefined) result.title = cell.title;

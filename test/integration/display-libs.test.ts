@@ -59,9 +59,9 @@ describe.skipIf(skipReason !== undefined)(
       );
       const sizes = pngs(outputs).map(pngSize);
       expect(sizes).toHaveLength(2);
-      const [first, second] = sizes as [number[], number[]];
-      expect(second[0]! - first[0]!).toBeGreaterThan(25); // 3 inches wide against 2, at 50 dpi, both cropped
-      expect(first[1]).toBe(second[1]);
+      const [[width1, height1], [width2, height2]] = sizes as [[number, number], [number, number]];
+      expect(width2 - width1).toBeGreaterThan(25); // 3 inches wide against 2, at 50 dpi, both cropped
+      expect(height1).toBe(height2);
     });
 
     it("does not duplicate a figure shown with plt.show(), and shows it where show() was called", async () => {

@@ -104,10 +104,13 @@ def _plotly_bundle(fig):
     data = {PLOTLY_MIME: spec}
     data["text/html"] = fig.to_html(include_plotlyjs="cdn", full_html=False)
     png, why = _plotly_png(fig)
+    added = ["text/plain"]
     if png is not None:
         data["image/png"] = png
+        added.append("image/png")
     data["text/plain"] = _plotly_summary(spec, why)
-    return data, {}
+    # Jupyter stores plotly's JSON and HTML; the summary (and kaleido's PNG) are what the model reads
+    return data, {"evalkit": {MODEL_ONLY: added}}
 
 
 def _plotly_png(fig):
@@ -142,7 +145,27 @@ def _plotly_summary(spec, why):
     return text
 
 
+def _altair_bundle(chart):
+    """What Altair's renderer shows (HTML with vega-embed by default, or the Vega-Lite JSON), plus the Vega-Lite
+    spec for the model when the renderer gives none: the host draws it to PNG, and saved notebooks leave it out."""
+    shown = chart._repr_mimebundle_()
+    metadata = {}
+    if isinstance(shown, tuple):
+        shown, metadata = shown[0], dict(shown[1] or {})
+    data = dict(shown or {})
+    added = []
+    if "image/png" not in data and not any(str(mime).startswith("application/vnd.vegalite.") for mime in data):
+        version = type(chart).__module__.split(".")[2]  # altair.vegalite.v5.api -> v5
+        mime = "application/vnd.vegalite.%s+json" % version
+        data[mime] = chart.to_dict()
+        added.append(mime)
+    if added:
+        metadata["evalkit"] = {MODEL_ONLY: added}
+    return data, metadata
+
+
 _FORMATTERS = {
+    "altair": _altair_bundle,
     "dataframe": _dataframe_bundle,
     "series": _series_bundle,
     "polars_frame": _polars_frame_bundle,

@@ -1,0 +1,116 @@
+// Charts a browser would draw, as PNG images a model can see: SVG through resvg, Vega and Vega-Lite specs
+// (Altair's output) through Vega's own server-side renderer, then resvg. Loaded on the first chart only.
+import { createRequire } from "node:module";
+import { CHART_TYPES, VEGA_LITE_TYPES } from "./display-images.js";
+import type { DisplayImage } from "./display-render.js";
+
+/** Longest edge of a rasterised chart, in pixels: within what model APIs take without scaling it themselves. */
+export const MAX_RASTER_EDGE = 1568;
+
+/** True when `images` holds something rasteriseImages would turn into PNG (an SVG or a chart spec). */
+export function hasRasterWork(images: readonly DisplayImage[]): boolean {
+  return images.some((image) => image.mimeType === "image/svg+xml" || CHART_TYPES.includes(image.mimeType));
+}
+
+type ResvgModule = typeof import("@resvg/resvg-js");
+type VegaModules = typeof import("./chart-vega.js");
+type VegaModule = VegaModules["vega"];
+type VegaLiteModule = VegaModules["vegaLite"];
+
+// Set by the build in dist/'s bundles (scripts/bundle-config.mjs).
+declare const EVALKIT_BUNDLED: boolean | undefined;
+
+// resvg (a native binary) and Vega cost ~150 ms to load: required on the first chart, never before.
+const requireLazily = createRequire(import.meta.url);
+let resvgModule: ResvgModule | undefined;
+let vegaModules: Promise<VegaModules> | undefined;
+
+function loadResvg(): ResvgModule {
+  resvgModule ??= requireLazily("@resvg/resvg-js") as ResvgModule;
+  return resvgModule;
+}
+
+function loadVega(): Promise<VegaModules> {
+  if (vegaModules === undefined) {
+    // The bundle cannot import() (it runs through vm.Script): it requires dist/charts.cjs, Vega built to CommonJS.
+    vegaModules =
+      typeof EVALKIT_BUNDLED !== "undefined" && EVALKIT_BUNDLED
+        ? Promise.resolve(requireLazily("./charts.cjs") as VegaModules)
+        : import("./chart-vega.js");
+  }
+  return vegaModules;
+}
+
+/**
+ * The images with each SVG and chart spec replaced by a PNG drawing of it (`width`/`height` set, `source` naming
+ * what it was drawn from). What cannot be drawn (a broken spec, data behind a URL, no resvg binary for this
+ * platform) stays as it was, which the model's content leaves out, as before.
+ */
+export async function rasteriseImages(images: readonly DisplayImage[]): Promise<DisplayImage[]> {
+  const out: DisplayImage[] = [];
+  for (const image of images) {
+    out.push((await rasteriseOne(image)) ?? image);
+  }
+  return out;
+}
+
+async function rasteriseOne(image: DisplayImage): Promise<DisplayImage | undefined> {
+  try {
+    if (image.mimeType === "image/svg+xml") {
+      return await drawSvg(Buffer.from(image.data, "base64").toString("utf8"), image.mimeType);
+    }
+    if (CHART_TYPES.includes(image.mimeType)) {
+      const spec = JSON.parse(Buffer.from(image.data, "base64").toString("utf8")) as object;
+      return await drawSvg(
+        await renderVegaSvg(spec, VEGA_LITE_TYPES.includes(image.mimeType)),
+        image.mimeType,
+      );
+    }
+  } catch {
+    // Not drawable here: the image stays as it was (noted in the text, not sent as an image block).
+  }
+  return undefined;
+}
+
+async function drawSvg(svg: string, source: string): Promise<DisplayImage> {
+  const { Resvg } = loadResvg();
+  const renderer = new Resvg(svg, { background: "white", font: { loadSystemFonts: true } });
+  const { width, height } = renderer;
+  const longest = Math.max(width, height);
+  const fitTo =
+    longest > MAX_RASTER_EDGE
+      ? width >= height
+        ? ({ mode: "width", value: MAX_RASTER_EDGE } as const)
+        : ({ mode: "height", value: MAX_RASTER_EDGE } as const)
+      : ({ mode: "original" } as const);
+  const rendered = new Resvg(svg, { background: "white", fitTo, font: { loadSystemFonts: true } }).render();
+  const png = rendered.asPng();
+  return {
+    mimeType: "image/png",
+    data: png.toString("base64"),
+    bytes: png.length,
+    width: rendered.width,
+    height: rendered.height,
+    source,
+  };
+}
+
+/** A Vega(-Lite) spec drawn to SVG by Vega's headless view; external data (URLs, files) is refused. */
+async function renderVegaSvg(spec: object, isVegaLite: boolean): Promise<string> {
+  const { vega, vegaLite } = await loadVega();
+  const vegaSpec = isVegaLite
+    ? vegaLite.compile(spec as Parameters<VegaLiteModule["compile"]>[0]).spec
+    : spec;
+  const loader = vega.loader();
+  loader.load = () => Promise.reject(new Error("charts with data behind a URL are not drawn"));
+  const view = new vega.View(vega.parse(vegaSpec as Parameters<VegaModule["parse"]>[0]), {
+    renderer: "none",
+    loader,
+    logLevel: vega.None,
+  });
+  try {
+    return await view.toSVG();
+  } finally {
+    view.finalize();
+  }
+}
