@@ -32,5 +32,9 @@ for (let i = 0; i < runs; i++) {
 }
 const median = (key) => rows.map((r) => r[key]).sort((a, b) => a - b)[Math.floor(rows.length / 2)];
 const keys = ["plain", "chartFirst", "chartSecond", "svg", "plainAfter"];
-console.log(`median of ${runs} processes (ms): ${keys.map((k) => `${k} ${median(k).toFixed(1)}`).join(", ")}`);
-console.log(`first chart adds ${(median("chartFirst") - median("chartSecond")).toFixed(1)} ms once per process`);
+console.log(
+  `median of ${runs} processes (ms): ${keys.map((k) => `${k} ${median(k).toFixed(1)}`).join(", ")}`,
+);
+console.log(
+  `first chart adds ${(median("chartFirst") - median("chartSecond")).toFixed(1)} ms once per process`,
+);
