@@ -35,6 +35,12 @@ const CELLS = [
   "import numpy as np\nx = 41\nprint(x)\nnp.arange(3) + x",
   "undefined_name",
   "x + 1",
+  // custom magics and an extension, as notebooks bring tools in
+  "%%writefile shout_ext.py\nfrom IPython.core.magic import Magics, magics_class, line_magic, cell_magic\n@magics_class\nclass Shout(Magics):\n    @line_magic\n    def shout(self, line):\n        return line.upper() + '!'\n    @cell_magic\n    def lines(self, line, cell):\n        print(len(cell.splitlines()), 'lines')\ndef load_ipython_extension(ip):\n    ip.register_magics(Shout)",
+  "%load_ext shout_ext",
+  "%shout hello",
+  "%%lines\na\nb",
+  "from IPython.core.magic import register_line_magic\n@register_line_magic\ndef twice(line):\n    return line * 2\n%twice ab",
 ];
 
 function writeNotebook(dir: string): string {
@@ -89,7 +95,7 @@ describe("evalkit exec --output-notebook compared with nbclient on the same note
   ]);
   it.skipIf(skip !== undefined)(
     titleWithSkip(
-      "saves the MIME bundles IPython saves (no model-only tables), figures cropped as the inline backend crops them, and every cell's error with --allow-errors",
+      "saves the MIME bundles IPython saves (no model-only tables), figures cropped as the inline backend crops them, every cell's error with --allow-errors, and custom magics and %load_ext run alike",
       skip,
     ),
     { timeout: 180_000 },
@@ -105,12 +111,15 @@ describe("evalkit exec --output-notebook compared with nbclient on the same note
       const evalkitOut = path.join(dir, "evalkit.ipynb");
       const io = captureIo();
       const args = [source, "--output-notebook", evalkitOut, "--allow-errors", "--python", DEBIAN_PYTHON];
-      expect(await runExec([...args, "--cwd", dir], io), io.err()).toBe(0);
+      // each side in its own directory: the notebook writes a file there
+      expect(await runExec([...args, "--cwd", makeTempDir("nb-fidelity-evalkit")], io), io.err()).toBe(0);
       const want = describeNotebook(jupyterOut);
       const got = describeNotebook(evalkitOut);
       expect(got).toEqual(want);
       // what the comparison covers: a DataFrame's HTML, a Series as text only, a cropped figure, both errors
       const flat = JSON.stringify(got);
+      expect(flat).toContain("HELLO!");
+      expect(flat).toContain("'abab'");
       expect(flat).toContain('"text/html"');
       expect(flat).not.toContain("text/markdown</");
       expect(flat).toContain("ZeroDivisionError");
