@@ -9,9 +9,24 @@ import type { DisplayImage } from "./display-render.js";
 /** Longest edge of a rasterised chart, in pixels: within what model APIs take without scaling it themselves. */
 export const MAX_RASTER_EDGE = 1568;
 
-/** True when `images` holds something rasteriseImages would turn into PNG (an SVG or a chart spec). */
+// Raster types resvg can embed in an SVG (and so scale down); WebP is passed on as it is.
+const SCALABLE_TYPES: readonly string[] = ["image/png", "image/jpeg", "image/gif"];
+
+function isOversized(image: DisplayImage): boolean {
+  return (
+    SCALABLE_TYPES.includes(image.mimeType) && Math.max(image.width ?? 0, image.height ?? 0) > MAX_RASTER_EDGE
+  );
+}
+
+/**
+ * True when `images` holds something rasteriseImages would change: an SVG or a chart spec to draw, or a picture
+ * larger than MAX_RASTER_EDGE to scale down.
+ */
 export function hasRasterWork(images: readonly DisplayImage[]): boolean {
-  return images.some((image) => image.mimeType === "image/svg+xml" || CHART_TYPES.includes(image.mimeType));
+  return images.some(
+    (image) =>
+      image.mimeType === "image/svg+xml" || CHART_TYPES.includes(image.mimeType) || isOversized(image),
+  );
 }
 
 type ResvgModule = typeof import("@resvg/resvg-js");
@@ -45,8 +60,9 @@ function loadVega(): Promise<VegaModules> {
 
 /**
  * The images with each SVG and chart spec replaced by a PNG drawing of it (`width`/`height` set, `source` naming
- * what it was drawn from). What cannot be drawn (a broken spec, data behind a URL, no resvg binary for this
- * platform) stays as it was, which the model's content leaves out, as before.
+ * what it was drawn from), and each PNG, JPEG or GIF over MAX_RASTER_EDGE scaled down to a PNG within it
+ * (`scaledFrom` giving the original size). What cannot be drawn (a broken spec, data behind a URL, no resvg
+ * binary for this platform) stays as it was: the model's content leaves out SVG and specs, as before.
  */
 export async function rasteriseImages(images: readonly DisplayImage[]): Promise<DisplayImage[]> {
   const out: DisplayImage[] = [];
@@ -67,6 +83,14 @@ async function rasteriseOne(image: DisplayImage): Promise<DisplayImage | undefin
         await renderVegaSvg(spec, VEGA_LITE_TYPES.includes(image.mimeType)),
         image.mimeType,
       );
+    }
+    if (isOversized(image)) {
+      const { width, height } = image as { width: number; height: number };
+      // resvg scales a picture embedded in an SVG of its size: no image codec of our own
+      const svg =
+        `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">` +
+        `<image width="${width}" height="${height}" href="data:${image.mimeType};base64,${image.data}"/></svg>`;
+      return { ...(await drawSvg(svg, image.mimeType)), scaledFrom: { width, height } };
     }
   } catch {
     // Not drawable here: the image stays as it was (noted in the text, not sent as an image block).

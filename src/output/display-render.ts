@@ -38,6 +38,8 @@ export interface DisplayImage {
   height?: number;
   /** For an image drawn for the model (output/chart-raster.ts): the MIME type it was drawn from. */
   source?: string;
+  /** For a picture scaled down for the model: its original size (the original stays in details.outputs). */
+  scaledFrom?: { width: number; height: number };
 }
 
 /** A cell's outputs split into the model's text and the structured parts beside it. */

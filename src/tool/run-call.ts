@@ -167,8 +167,13 @@ export async function runEvalCall(ctx: RunCallContext): Promise<EvalToolResult> 
         collector.add({ type: "error", ...outcome.error });
       }
       const collected = collector.finish();
-      // SVG and Vega(-Lite) charts become PNG for the model; the renderers load on the first chart only.
-      if (hasRasterWork(collected.images)) collected.images = await rasteriseImages(collected.images);
+      // SVG and Vega(-Lite) charts become PNG for the model, oversized pictures are scaled down; the renderers
+      // load on the first chart only.
+      if (hasRasterWork(collected.images)) {
+        const drawn = await rasteriseImages(collected.images);
+        collected.notices.push(...keepFullImages(ctx, collected.images, drawn));
+        collected.images = drawn;
+      }
       // Filled field by field in the order `details` has always listed them (title only when given).
       const result = { index } as CellResult;
       if (cell.title !== undefined) result.title = cell.title;
@@ -201,6 +206,35 @@ export async function runEvalCall(ctx: RunCallContext): Promise<EvalToolResult> 
   }
   const details: EvalDetails = { ok: cells.every((c) => c.status === "ok"), cells };
   return { content: contents.flat(), details };
+}
+
+/** Saves each picture that was scaled down for the model as an artifact; a notice per picture says where. */
+function keepFullImages(
+  ctx: RunCallContext,
+  originals: readonly DisplayImage[],
+  drawn: readonly DisplayImage[],
+): string[] {
+  const notices: string[] = [];
+  drawn.forEach((image, index) => {
+    const original = originals[index];
+    if (image.scaledFrom === undefined || original === undefined) return;
+    const { width, height } = image.scaledFrom;
+    let where = "the full image is in details.outputs";
+    if (ctx.store !== undefined) {
+      try {
+        const writer = ctx.store.create();
+        writer.write(Buffer.from(original.data, "base64"));
+        writer.close();
+        where = `the full image (${original.mimeType}): ${writer.uri}`;
+      } catch {
+        // The artifact directory is not writable: the bundle in details.outputs still holds the original.
+      }
+    }
+    notices.push(
+      `image ${index + 1} (${width}x${height}) was scaled to ${image.width}x${image.height} for the model; ${where}`,
+    );
+  });
+  return notices;
 }
 
 function emitOutput(ctx: RunCallContext, index: number, output: CellOutput): void {

@@ -68,6 +68,27 @@ describe("rasteriseImages", () => {
     expect(await rasteriseImages([broken, remote, badSvg, png])).toEqual([broken, remote, badSvg, png]);
   });
 
+  it("scales a picture over the longest edge models take down to a PNG within it, noting its original size", async () => {
+    // a 2000x500 PNG drawn by resvg itself, then handed back as a picture
+    const wide =
+      '<svg xmlns="http://www.w3.org/2000/svg" width="2000" height="500"><rect width="2000" height="500" fill="green"/></svg>';
+    const { Resvg } = await import("@resvg/resvg-js");
+    const png = new Resvg(wide).render().asPng();
+    const picture: DisplayImage = {
+      mimeType: "image/png",
+      data: png.toString("base64"),
+      bytes: png.length,
+      width: 2000,
+      height: 500,
+    };
+    expect(hasRasterWork([picture])).toBe(true);
+    const [scaled] = await rasteriseImages([picture]);
+    expect(pngSize(scaled as DisplayImage)).toEqual([MAX_RASTER_EDGE, MAX_RASTER_EDGE / 4]);
+    expect(scaled?.scaledFrom).toEqual({ width: 2000, height: 500 });
+    const small = { ...picture, width: 800, height: 200 };
+    expect(hasRasterWork([small])).toBe(false);
+  });
+
   it("says when there is work: an SVG or a chart spec, never for PNG, JPEG or GIF alone", () => {
     expect(hasRasterWork([encoded("image/png", "x"), encoded("image/jpeg", "y")])).toBe(false);
     expect(hasRasterWork([encoded("image/svg+xml", SVG)])).toBe(true);

@@ -1,10 +1,11 @@
 // What a person sees, the model sees: SVG, Vega-Lite/Altair charts as PNG image blocks, plotly figures as a short
 // summary, progress bars as their final state, through the eval tool's content.
 import { afterEach, describe, expect, it } from "vitest";
-import { findCurrentLegPython } from "../helpers/interpreters.js";
+import { readArtifact } from "../../src/output/artifact-read.js";
+import { DEBIAN_PYTHON, findCurrentLegPython } from "../helpers/interpreters.js";
 import { librarySkipReason, titleWithSkip } from "../helpers/libraries.js";
 import { ALTAIR_CELL, PLOTLY_CELL, pngBlocks, SVG_CELL, VEGA_LITE_CELL } from "./chart-cells.js";
-import { cleanupTools, makeTool, textOf } from "./tool-helpers.js";
+import { cleanupTools, makeTempDir, makeTool, textOf } from "./tool-helpers.js";
 
 afterEach(cleanupTools);
 
@@ -26,6 +27,29 @@ describe("charts reach the model as images", () => {
     expect(size?.[1]).toBeGreaterThan(200); // Vega-Lite's default 200 px plot height, plus the axes
     expect(textOf(result)).toContain("[image 1: Vega-Lite chart, drawn as PNG for the model]");
   });
+
+  const mpl = librarySkipReason(DEBIAN_PYTHON, ["matplotlib"]);
+  it.skipIf(mpl !== undefined)(
+    titleWithSkip("scales a figure too large for models down and keeps the full PNG as an artifact", mpl),
+    async () => {
+      const artifactsDir = makeTempDir("chart-artifacts");
+      const tool = makeTool({ python: DEBIAN_PYTHON, artifactsDir });
+      const code =
+        "import matplotlib.pyplot as plt\nplt.figure(figsize=(24, 6), dpi=100)\nplt.plot([1, 3, 2]);";
+      const result = await tool.execute({ cells: [{ code }] });
+      const [size] = pngBlocks(result.content);
+      expect(size?.[0]).toBe(1568);
+      const notice = result.details.cells[0]?.notices?.find((n) => n.startsWith("image 1 ("));
+      expect(notice).toMatch(
+        /was scaled to 1568x\d+ for the model; the full image \(image\/png\): artifact:\/\//,
+      );
+      const uri = /artifact:\/\/[A-Za-z0-9_-]+/.exec(notice ?? "")?.[0] as string;
+      const output = result.details.cells[0]?.outputs.find((o) => o.type === "display");
+      const original = output && "data" in output ? String(output.data["image/png"]) : "";
+      const page = await readArtifact(uri, { dir: artifactsDir, limit: 16 * 1024 * 1024 });
+      expect(Buffer.from(page.bytes).toString("base64")).toBe(original);
+    },
+  );
 
   it("sends nothing more for cells without charts", async () => {
     const result = await makeTool().execute({ cells: [{ code: "print('plain')" }] });
