@@ -49,7 +49,11 @@ export function summarise(outputs: Reference, cwd: string, images: readonly stri
     else if (out.type === "error") lines.push(`[error] ${out.ename}: ${out.evalue}`);
     // ipykernel pages `obj?` outside the outputs; evalkit marks that display as pager text
     else if (!(STATUS_MIME in out.data) && !isPagerDisplay(out)) {
-      const image = images.filter((m) => m in out.data).join(",");
+      // a PNG by its size too: figures are cropped and sized as the inline backend does it
+      const image = images
+        .map((m) => (m in out.data ? describeImage(m, out.data[m]) : ""))
+        .filter(Boolean)
+        .join(",");
       lines.push(`[${out.type}${image ? ` ${image}` : ""}] ${String(out.data["text/plain"] ?? "")}`);
     }
     stream = out.type === "stream" ? out.name : "";
@@ -72,6 +76,12 @@ export function scratch(): string {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), "evalkit-differential-")));
   writeFileSync(join(dir, "data.txt"), "one\ntwo\n");
   return dir;
+}
+
+function describeImage(mime: string, value: unknown): string {
+  if (mime !== "image/png" || typeof value !== "string") return mime;
+  const bytes = Buffer.from(value.slice(0, 64), "base64");
+  return bytes.length >= 24 ? `${mime} ${bytes.readUInt32BE(16)}x${bytes.readUInt32BE(20)}` : mime;
 }
 
 /** Each cell's outputs from a real ipykernel of `python`, run in order in one kernel in `cwd`. */
