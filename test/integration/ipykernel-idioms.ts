@@ -22,6 +22,7 @@ export const EXTENSION_CELLS: readonly string[] = [
   "%unload_ext greet_ext",
   "%unload_ext greet_ext",
   "%load_ext json",
+  "get_ipython().execution_count",
   "ip = get_ipython()\nlog = []\ndef pre(info):\n    log.append(('pre_run_cell', info.raw_cell))\ndef post(result):\n    log.append(('post_run_cell', result.success, repr(result.result)))\nip.events.register('pre_run_cell', pre)\nip.events.register('post_run_cell', post)",
   "40 + 2",
   "1/0",

@@ -66,7 +66,7 @@ class _IPythonShim(object):
     def execution_count(self):
         from ..core import state
 
-        return state.execution_count() + 1  # IPython's counter names the cell that runs next
+        return state.execution_count()  # during cell N, N (IPython moves it on after the cell)
 
     @property
     def display_formatter(self):
