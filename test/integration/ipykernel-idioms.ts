@@ -22,7 +22,6 @@ export const EXTENSION_CELLS: readonly string[] = [
   "%unload_ext greet_ext",
   "%unload_ext greet_ext",
   "%load_ext json",
-  "get_ipython().execution_count",
   "ip = get_ipython()\nlog = []\ndef pre(info):\n    log.append(('pre_run_cell', info.raw_cell))\ndef post(result):\n    log.append(('post_run_cell', result.success, repr(result.result)))\nip.events.register('pre_run_cell', pre)\nip.events.register('post_run_cell', post)",
   "40 + 2",
   "1/0",
@@ -158,4 +157,9 @@ export const IDIOM_CELLS: readonly string[] = [
   "sympy.Matrix([[1, 2], [3, 4]]), sympy.sqrt(8)",
   "[1.0, 2.5, 1 / 3]",
   ...EXTENSION_CELLS,
+  // %reset drops _, __ and ___; the next results start again from ''
+  "%reset -f",
+  "_",
+  "3",
+  "_, __",
 ];

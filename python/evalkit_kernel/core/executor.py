@@ -160,6 +160,8 @@ class Executor(object):
         get = mine.get
         # Unrolled (no generator): this runs for every cell that shows a value.
         one, two, three = ns.get("_", _UNSET), ns.get("__", _UNSET), ns.get("___", _UNSET)
+        if one is _UNSET and two is _UNSET and three is _UNSET:
+            mine.update(INITIAL_UNDERS)  # %reset deleted all three: start again from '', as IPython's flush
         if (one is _UNSET or one is get("_")) and (two is _UNSET or two is get("__")) and (
             three is _UNSET or three is get("___")
         ):

@@ -65,7 +65,10 @@ def main(config=None):
     _load_optional_modules()
     hooks.install_namespace(state.user_namespace())
     # Whatever is in __main__ before the first cell is evalkit's, whichever module put it there.
-    hooks.reserved_names.update(name for name in state.user_namespace() if not name.startswith("__"))
+    # (_, __ and ___ are the user's history names, as in IPython: listed by %who's rules, deleted by %reset.)
+    hooks.reserved_names.update(
+        name for name in state.user_namespace() if not name.startswith("__") and name not in INITIAL_UNDERS
+    )
     if hasattr(signal, "SIGINT"):
         signal.signal(signal.SIGINT, signal.SIG_IGN)
 
