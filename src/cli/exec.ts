@@ -161,10 +161,18 @@ export async function runExec(argv: string[], io: CommandIo): Promise<number> {
   }
 }
 
-/** Every cell ok; with --allow-errors, cells that raised count as run (nbconvert exits 0 for them too). */
+/**
+ * Every cell ok; with --allow-errors, cells that raised count as run (nbconvert exits 0 for them too), but not a
+ * failure of the host's own (no interpreter, a kernel that would not start), which carries no traceback.
+ */
 function isRunOk(details: EvalDetails, allowErrors: boolean): boolean {
   if (details.ok) return true;
-  return allowErrors && details.cells.every((cell) => cell.status === "ok" || cell.status === "error");
+  return (
+    allowErrors &&
+    details.cells.every(
+      (cell) => cell.status === "ok" || (cell.status === "error" && (cell.error?.traceback.length ?? 0) > 0),
+    )
+  );
 }
 
 type ParsedValues = ReturnType<typeof parseCommandArgs<typeof OPTIONS>>["values"];

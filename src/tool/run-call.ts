@@ -118,9 +118,12 @@ export async function runEvalCall(ctx: RunCallContext): Promise<EvalToolResult> 
         ...(ctx.onOutput ? { onOutput: (output: CellOutput) => emitOutput(ctx, index, output) } : {}),
       });
       let routeNotice: string | undefined;
+      // No interpreter, a kernel that would not start, a broken channel: never a cell's own error to run past.
+      let isHostFailure = false;
       let outcome: SessionCellOutcome;
       if (route.kind === "unavailable") {
         outcome = failedOutcome({ ename: route.ename, evalue: route.message, traceback: [] });
+        isHostFailure = true;
       } else {
         routeNotice = route.notice;
         const isReset = cell.reset === true || (resetDone !== undefined && !resetDone.has(route.language));
@@ -158,6 +161,7 @@ export async function runEvalCall(ctx: RunCallContext): Promise<EvalToolResult> 
           outcome = await call.run(request);
         } catch (err) {
           outcome = outcomeFromHostError(err);
+          isHostFailure = true;
         } finally {
           updater.stop();
         }
@@ -196,7 +200,8 @@ export async function runEvalCall(ctx: RunCallContext): Promise<EvalToolResult> 
       images.push(collected.images);
       addContent();
       ctx.tap?.cellFinished(result, contents[index]!);
-      if (result.status !== "ok" && !(ctx.continueOnError === true && result.status === "error")) {
+      const isRunPast = ctx.continueOnError === true && result.status === "error" && !isHostFailure;
+      if (result.status !== "ok" && !isRunPast) {
         stopReason = `not run: cell ${index + 1} ended with status "${result.status}"`;
       }
       emit(ctx, cells, contents);
