@@ -109,7 +109,7 @@ class EventManager(object):
                 function(*args, **kwargs)
             except (Exception, KeyboardInterrupt):
                 print("Error in callback {} (for {}):".format(function, event))
-                _print_traceback()
+                print_user_traceback()
 
     # The executor's observer interface (core.hooks.cell_observer)
     def before_cell(self, raw_cell, silent, store_history):
@@ -133,8 +133,12 @@ class EventManager(object):
             self.trigger("post_run_cell", result)
 
 
-def _print_traceback():
+def print_user_traceback():
+    """The exception being handled, on stderr, without the frames of evalkit's runner in front of the user's."""
     import traceback
 
     exc_type, exc, tb = sys.exc_info()
-    traceback.print_exception(exc_type, exc, tb.tb_next if tb is not None else None, file=sys.stderr)
+    first = tb
+    while first is not None and first.tb_frame.f_code.co_filename.startswith("<evalkit>/"):
+        first = first.tb_next
+    traceback.print_exception(exc_type, exc, first or tb, file=sys.stderr)

@@ -189,9 +189,10 @@ class _IPythonShim(object):
         return result
 
     def showtraceback(self, *args, **kwargs):
-        import traceback
+        """The exception being handled, on stderr, from the first frame that is not evalkit's."""
+        from .shell_events import print_user_traceback
 
-        traceback.print_exc(file=sys.stderr)
+        print_user_traceback()
 
     # --- extensions ---------------------------------------------------------------------------------------
     def load_extension(self, module_str):
