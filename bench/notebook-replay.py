@@ -75,8 +75,9 @@ def run_jupyter(cells, cwd):
                 elif kind in ("execute_result", "display_data", "error"):
                     outputs.append(dict(content, output_type=kind))
             results.append(outputs)
-            if any(o["output_type"] == "error" for o in outputs) and not ALLOW_ERRORS:
-                break  # as evalkit exec: the first failing cell stops the notebook
+            timed_out = any(o.get("ename") == "Timeout" for o in outputs)
+            if timed_out or (any(o["output_type"] == "error" for o in outputs) and not ALLOW_ERRORS):
+                break  # as evalkit exec: the first failing cell (with --allow-errors, a timeout) ends the notebook
     finally:
         kc.stop_channels()
         km.shutdown_kernel(now=True)
