@@ -57,7 +57,9 @@ def run_jupyter(cells, cwd):
     try:
         for source in cells:
             outputs = []
-            msg_id = kc.execute(source, allow_stdin=False)  # input() fails at once, as under evalkit exec
+            # input() fails at once, as under evalkit exec; with --allow-errors ipykernel must not abort the
+            # requests that arrive while it still handles an error (stop_on_error=False, as nbclient's allow_errors)
+            msg_id = kc.execute(source, allow_stdin=False, stop_on_error=not ALLOW_ERRORS)
             deadline = time.time() + CELL_TIMEOUT
             while True:
                 try:
