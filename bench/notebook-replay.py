@@ -67,6 +67,9 @@ def run_jupyter(cells, cwd):
                 except queue.Empty:  # the cell ran past CELL_TIMEOUT: it counts as failed, as under evalkit
                     outputs.append({"output_type": "error", "ename": "Timeout", "evalue": "cell timed out"})
                     break
+                if time.time() > deadline:  # a cell that never stops printing times out too
+                    outputs.append({"output_type": "error", "ename": "Timeout", "evalue": "cell timed out"})
+                    break
                 if msg["parent_header"].get("msg_id") != msg_id:
                     continue
                 kind, content = msg["msg_type"], msg["content"]
