@@ -1,9 +1,10 @@
 """Notebook replay: runs stored notebooks with evalkit and with a real Jupyter kernel, compares text outputs.
 
-Usage: python3 bench/notebook-replay.py [NOTEBOOK...] (default: bench/notebooks/*.ipynb); needs jupyter_client
-and ipykernel for the interpreter it runs on (Debian: python3-ipykernel python3-jupyter-client). A cell counts
-when Jupyter reproduces its stored text here; the figure is the fraction of those evalkit reproduces too.
-Writes bench/notebook-replay.json and prints a summary.
+Usage: python3 bench/notebook-replay.py [--allow-errors] [NOTEBOOK...] (default: bench/notebooks/*.ipynb); needs
+jupyter_client and ipykernel for the interpreter it runs on (Debian: python3-ipykernel python3-jupyter-client). A
+cell counts when Jupyter reproduces its stored text here; the figure is the fraction of those evalkit reproduces
+too. Writes bench/notebook-replay.json (with --allow-errors, where a failing cell no longer ends a notebook on
+either side: bench/notebook-replay-allow-errors.json) and prints a summary.
 """
 
 import glob
@@ -19,6 +20,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 CELL_TIMEOUT = 120
+# --allow-errors: both sides run every cell after an error (nbconvert --allow-errors; evalkit exec --allow-errors)
+ALLOW_ERRORS = False
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
 _IMAGES = ("image/png", "image/jpeg", "image/svg+xml")
@@ -54,12 +57,17 @@ def run_jupyter(cells, cwd):
     try:
         for source in cells:
             outputs = []
-            msg_id = kc.execute(source, allow_stdin=False)  # input() fails at once, as under evalkit exec
+            # input() fails at once, as under evalkit exec; with --allow-errors ipykernel must not abort the
+            # requests that arrive while it still handles an error (stop_on_error=False, as nbclient's allow_errors)
+            msg_id = kc.execute(source, allow_stdin=False, stop_on_error=not ALLOW_ERRORS)
             deadline = time.time() + CELL_TIMEOUT
             while True:
                 try:
                     msg = kc.get_iopub_msg(timeout=max(1, deadline - time.time()))
                 except queue.Empty:  # the cell ran past CELL_TIMEOUT: it counts as failed, as under evalkit
+                    outputs.append({"output_type": "error", "ename": "Timeout", "evalue": "cell timed out"})
+                    break
+                if time.time() > deadline:  # a cell that never stops printing times out too
                     outputs.append({"output_type": "error", "ename": "Timeout", "evalue": "cell timed out"})
                     break
                 if msg["parent_header"].get("msg_id") != msg_id:
@@ -72,8 +80,9 @@ def run_jupyter(cells, cwd):
                 elif kind in ("execute_result", "display_data", "error"):
                     outputs.append(dict(content, output_type=kind))
             results.append(outputs)
-            if any(o["output_type"] == "error" for o in outputs):
-                break  # as evalkit exec: the first failing cell stops the notebook
+            timed_out = any(o.get("ename") == "Timeout" for o in outputs)
+            if timed_out or (any(o["output_type"] == "error" for o in outputs) and not ALLOW_ERRORS):
+                break  # as evalkit exec: the first failing cell (with --allow-errors, a timeout) ends the notebook
     finally:
         kc.stop_channels()
         km.shutdown_kernel(now=True)
@@ -83,7 +92,7 @@ def run_jupyter(cells, cwd):
 def run_evalkit(path, cwd):
     out = os.path.join(cwd, "out.ipynb")
     cmd = ["node", os.path.join(ROOT, "bin", "evalkit.js"), "exec", "--python", sys.executable, "--timeout",
-           str(CELL_TIMEOUT), path, "--output-notebook", out]
+           str(CELL_TIMEOUT), path, "--output-notebook", out] + (["--allow-errors"] if ALLOW_ERRORS else [])
     started = time.time()
     subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                    timeout=CELL_TIMEOUT * 10)
@@ -116,6 +125,9 @@ def replay(path):
 
 
 def main(paths):
+    global ALLOW_ERRORS
+    ALLOW_ERRORS = "--allow-errors" in paths
+    paths = [p for p in paths if p != "--allow-errors"]
     paths = paths or sorted(glob.glob(os.path.join(HERE, "notebooks", "*.ipynb")))
     reports = [replay(p) for p in paths]
     text = [r for rep in reports for r in rep["cells"] if not r["image"] and r["jupyter"]]
@@ -130,7 +142,9 @@ def main(paths):
         "imageCellsEvalkitReproduces": sum(1 for r in images if r["evalkit"]),
         "python": sys.executable,
     }
-    with open(os.path.join(HERE, "notebook-replay.json"), "w") as handle:
+    summary["allowErrors"] = ALLOW_ERRORS
+    name = "notebook-replay-allow-errors.json" if ALLOW_ERRORS else "notebook-replay.json"
+    with open(os.path.join(HERE, name), "w") as handle:
         json.dump({"summary": summary, "reports": reports}, handle, indent=1)
     print(json.dumps(summary, indent=1))
     for rep in reports:

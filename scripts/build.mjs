@@ -16,13 +16,22 @@ import { rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
-import { COMMON_OPTIONS, COMMONJS_BUNDLES, commonJsOptions, ESM_ENTRIES, ROOT } from "./bundle-config.mjs";
+import {
+  COMMON_OPTIONS,
+  COMMONJS_BUNDLES,
+  chartsOptions,
+  commonJsOptions,
+  ESM_ENTRIES,
+  ROOT,
+} from "./bundle-config.mjs";
 
 const dist = (file) => new URL(`dist/${file}`, `file://${ROOT}`);
 
 rmSync(dist(""), { recursive: true, force: true });
 
 for (const bundle of COMMONJS_BUNDLES) await build(commonJsOptions(bundle));
+// Vega and Vega-Lite (ES modules only) as one CommonJS file beside the bundles, required on the first chart.
+await build(chartsOptions());
 await build({
   ...COMMON_OPTIONS,
   entryPoints: ESM_ENTRIES,

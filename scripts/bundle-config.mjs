@@ -31,7 +31,15 @@ export const COMMON_OPTIONS = {
   logLevel: "warning",
   // Loaded with createRequire when first needed (HTML → markdown), from node_modules as installed.
   // Peer dependencies (the AI SDK, the OpenAI Agents SDK) are the user's own copies, never bundled.
-  external: ["turndown", "turndown-plugin-gfm", ...Object.keys(pkg.peerDependencies ?? {})],
+  // The chart renderers (resvg's native binary, Vega's ES modules) load with import() on the first chart.
+  external: [
+    "turndown",
+    "turndown-plugin-gfm",
+    "@resvg/resvg-js",
+    "vega",
+    "vega-lite",
+    ...Object.keys(pkg.peerDependencies ?? {}),
+  ],
 };
 
 /**
@@ -62,3 +70,31 @@ export function commonJsOptions({ entry, outfile }) {
     banner: { js: 'var __evalkitBundleUrl=require("node:url").pathToFileURL(__filename).href;' },
   };
 }
+
+/** dist/charts.cjs: Vega and Vega-Lite bundled to CommonJS (src/output/chart-raster.ts requires it lazily). */
+export function chartsOptions() {
+  return {
+    ...COMMON_OPTIONS,
+    external: [],
+    entryPoints: ["src/output/chart-vega.ts"],
+    outfile: "dist/charts.cjs",
+    format: "cjs",
+    sourcemap: false,
+    plugins: [withoutNodeCanvas],
+  };
+}
+
+/**
+ * vega-canvas's Node build awaits `import("canvas")` at the top level (not possible in CommonJS) for canvas
+ * rendering; evalkit draws charts as SVG, so its browser build (no canvas without a DOM) is the one bundled.
+ */
+const withoutNodeCanvas = {
+  name: "evalkit-without-node-canvas",
+  setup(build) {
+    build.onResolve({ filter: /^vega-canvas$/ }, () => ({
+      path: fileURLToPath(
+        new URL("../node_modules/vega-canvas/build/vega-canvas.browser.js", import.meta.url),
+      ),
+    }));
+  },
+};

@@ -62,6 +62,8 @@ async function metafileOf(outfile: string): Promise<Metafile> {
 
 // ws and the Jupyter client load only for a configured Jupyter server (docs/jupyter.md).
 const HEAVY = /node_modules\/(@modelcontextprotocol|ajv|acorn|ws)\/|src\/kernel\/jupyter\//;
+// Chart renderers: never inside the library or CLI bundles (dist/charts.cjs and node_modules hold them).
+const CHART_RENDERERS = /node_modules\/(vega|vega-[a-z-]+|d3-[a-z-]+|@resvg)\//;
 
 /** Every .ts file under src/. */
 function sourceFiles(dir = path.join(ROOT, "src")): string[] {
@@ -103,6 +105,16 @@ describe("the bundles", () => {
     const mcp = initialisedWith(meta, "src/mcp/server.ts");
     expect([...mcp].some((file) => file.includes("@modelcontextprotocol/sdk"))).toBe(true);
   });
+
+  it("hold no chart renderer: Vega and resvg load from outside them on the first chart", async () => {
+    for (const outfile of ["evalkit.cjs", "cli.cjs"]) {
+      const meta = await metafileOf(outfile);
+      expect(
+        Object.keys(meta.inputs).filter((file) => CHART_RENDERERS.test(file)),
+        outfile,
+      ).toEqual([]);
+    }
+  });
 });
 
 describe("the built package", () => {
@@ -134,6 +146,28 @@ describe("the built package", () => {
   it("runs `evalkit exec` from the built CLI", () => {
     const child = runNode(["bin/evalkit.js", "exec", "--python", TEST_PYTHON, "-c", "6*7"]);
     expect(child.stdout.trim()).toBe("42");
+  });
+
+  it("loads the chart renderers (resvg, Vega from dist/charts.cjs) on the first chart only, and draws it", () => {
+    const script = `
+      const { createRequire } = await import("node:module");
+      const { createEvalTool } = await import(${JSON.stringify(DIST_INDEX)});
+      const loaded = () => Object.keys(createRequire(import.meta.url).cache)
+        .filter((file) => /resvg|charts\\.cjs/.test(file)).map((file) => file.split("/").pop());
+      const tool = createEvalTool({ python: ${JSON.stringify(TEST_PYTHON)}, js: false });
+      await tool.execute({ cells: [{ code: "print(1)" }] });
+      const before = loaded();
+      const spec = '{"data": {"values": [{"a": 1}]}, "mark": "point", "encoding": {"x": {"field": "a", "type": "quantitative"}}}';
+      const { content } = await tool.execute({ cells: [{ code: "display({'application/vnd.vegalite.v5+json': " + spec + "}, raw=True)" }] });
+      await tool.dispose();
+      console.log(JSON.stringify({ before, after: loaded(), images: content.filter((b) => b.type === "image").map((b) => b.mimeType) }));`;
+    const { before, after, images } = JSON.parse(
+      runNode(["--input-type=module", "-e", script]).stdout.trim(),
+    );
+    expect(before).toEqual([]);
+    expect(after).toContain("charts.cjs");
+    expect(after.some((file: string) => file.includes("resvg"))).toBe(true);
+    expect(images).toEqual(["image/png"]);
   });
 
   it("creates an MCP server from the main export", () => {

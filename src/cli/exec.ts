@@ -17,10 +17,11 @@ import { readSandboxArgs, SANDBOX_OPTIONS, SANDBOX_USAGE } from "./sandbox-args.
 import { decodeSourceFile } from "./source-decoding.js";
 
 export const EXEC_USAGE = `usage: evalkit exec [options] [-c CODE | FILE]...
-       evalkit exec [options] NOTEBOOK.ipynb [--output-notebook OUT.ipynb]
+       evalkit exec [options] NOTEBOOK.ipynb [--output-notebook OUT.ipynb] [--allow-errors]
 
 Runs cells in order in one fresh kernel per language (state is shared by the cells of this run only);
-the first cell that does not end ok stops the run.
+the first cell that does not end ok stops the run (with --allow-errors, only a timeout, an interrupt or a
+lost kernel does).
 
   -c, --code CODE      a cell's source (repeatable; mixes with FILE cells in command-line order)
   FILE                 a file whose content is one cell (.py: Python, .js/.mjs/.cjs: JavaScript; - reads stdin)
@@ -28,6 +29,9 @@ the first cell that does not end ok stops the run.
                        the language comes from the notebook's kernelspec (Python or JavaScript; with --jupyter any)
   --output-notebook PATH
                        write a copy of the one .ipynb input with this run's outputs and execution counts
+  --allow-errors       run every cell even after one raises, keeping each error in its cell's outputs, as
+                       jupyter nbconvert --execute --allow-errors does; the exit status is then 0 unless a
+                       cell timed out, was interrupted or lost its kernel
   --input FILE|-       the eval tool's JSON input ({"cells": [...]}) instead of -c/FILE
   --lang LANG          language of -c cells and of files without a known extension (default py): py or js,
                        with --jupyter any language of the server (r, julia, bash...)
@@ -56,6 +60,7 @@ const OPTIONS = {
   json: { type: "boolean" },
   images: { type: "string" },
   "output-notebook": { type: "string" },
+  "allow-errors": { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -130,8 +135,10 @@ export async function runExec(argv: string[], io: CommandIo): Promise<number> {
           })),
           new ImageOutput({ protocol: undefined, dir: imagesDir, isManagedDir: values.images === undefined }),
         );
+    const allowErrors = values["allow-errors"] === true;
     const result = await tool.execute(parsed.value, {
       signal: controller.signal,
+      ...(allowErrors ? { continueOnError: true } : {}),
       ...(printer
         ? { onUpdate: (progress) => printer.update(progress), onOutput: (event) => printer.output(event) }
         : {}),
@@ -146,7 +153,7 @@ export async function runExec(argv: string[], io: CommandIo): Promise<number> {
       });
       writeFileAtomically(outputNotebook.path, buildExecutedNotebook(notebook, executed));
     }
-    return result.details.ok ? 0 : 1;
+    return isRunOk(result.details, allowErrors) ? 0 : 1;
   } catch (err) {
     if (err instanceof UsageError) {
       io.stderr(formatUsageError("exec", err.message));
@@ -162,6 +169,20 @@ export async function runExec(argv: string[], io: CommandIo): Promise<number> {
     process.removeListener("SIGTERM", onSignal);
     await tool?.dispose();
   }
+}
+
+/**
+ * Every cell ok; with --allow-errors, cells that raised count as run (nbconvert exits 0 for them too), but not a
+ * failure of the host's own (no interpreter, a kernel that would not start), which carries no traceback.
+ */
+function isRunOk(details: EvalDetails, allowErrors: boolean): boolean {
+  if (details.ok) return true;
+  return (
+    allowErrors &&
+    details.cells.every(
+      (cell) => cell.status === "ok" || (cell.status === "error" && (cell.error?.traceback.length ?? 0) > 0),
+    )
+  );
 }
 
 type ParsedValues = ReturnType<typeof parseCommandArgs<typeof OPTIONS>>["values"];

@@ -103,15 +103,15 @@ function convertOutput(output: CellOutput, executionCount: number | null): NbOut
       return { name: output.name, output_type: "stream", text: splitLines(output.text) };
     case "display":
       return {
-        data: convertBundle(output.data),
-        metadata: output.metadata ?? {},
+        data: convertBundle(output.data, output.metadata),
+        metadata: jupyterMetadata(output.metadata),
         output_type: "display_data",
       };
     case "result":
       return {
-        data: convertBundle(output.data),
+        data: convertBundle(output.data, output.metadata),
         execution_count: executionCount,
-        metadata: output.metadata ?? {},
+        metadata: jupyterMetadata(output.metadata),
         output_type: "execute_result",
       };
     case "error":
@@ -137,10 +137,31 @@ function pickDisplayFields(output: NbOutput | undefined): Partial<NbOutput> {
   return output === undefined ? {} : { data: output.data, metadata: output.metadata };
 }
 
+/**
+ * The MIME types the kernel added for the model's view only (`metadata.evalkit.modelOnly`: the markdown table of
+ * a DataFrame, a Series' HTML table), which IPython does not show and a saved notebook therefore leaves out.
+ */
+function readModelOnly(metadata: Record<string, unknown> | undefined): ReadonlySet<string> {
+  const mark = metadata?.evalkit;
+  const list =
+    typeof mark === "object" && mark !== null ? (mark as { modelOnly?: unknown }).modelOnly : undefined;
+  return new Set(Array.isArray(list) ? list.filter((mime): mime is string => typeof mime === "string") : []);
+}
+
+/** The output's metadata as Jupyter stores it: evalkit's own key (pager text, model-only types) left out. */
+function jupyterMetadata(metadata: Record<string, unknown> | undefined): Record<string, unknown> {
+  if (metadata === undefined) return {};
+  if (!("evalkit" in metadata)) return metadata;
+  const { evalkit: _ours, ...rest } = metadata;
+  return rest;
+}
+
 /** Text MIME types are stored as lists of lines like Jupyter does; JSON and base64 images stay as they are. */
-function convertBundle(data: MimeBundle): MimeBundle {
+function convertBundle(data: MimeBundle, metadata?: Record<string, unknown>): MimeBundle {
+  const modelOnly = readModelOnly(metadata);
   const out: MimeBundle = {};
   for (const [mime, value] of Object.entries(data)) {
+    if (modelOnly.has(mime)) continue;
     const isText = mime.startsWith("text/") || mime === "image/svg+xml";
     out[mime] = isText && typeof value === "string" ? splitLines(value) : value;
   }

@@ -6,6 +6,32 @@ export const MODEL_IMAGE_TYPES: readonly string[] = ["image/png", "image/jpeg", 
 /** Image MIME types collected from display bundles. */
 export const DISPLAY_IMAGE_TYPES: readonly string[] = [...MODEL_IMAGE_TYPES, "image/svg+xml"];
 
+/** Vega-Lite versions Altair and others emit (`application/vnd.vegalite.v5+json`). */
+export const VEGA_LITE_TYPES: readonly string[] = [
+  "application/vnd.vegalite.v6+json",
+  "application/vnd.vegalite.v5+json",
+  "application/vnd.vegalite.v4+json",
+  "application/vnd.vegalite.v3+json",
+];
+
+/**
+ * Chart specs a browser draws (Vega-Lite, Vega): collected like images (base64 of the JSON) when their bundle
+ * has no image the model can take, and drawn to PNG for the model (output/chart-raster.ts).
+ */
+export const CHART_TYPES: readonly string[] = [
+  ...VEGA_LITE_TYPES,
+  "application/vnd.vega.v6+json",
+  "application/vnd.vega.v5+json",
+];
+
+/** The MIME types of `bundle` to collect as images, in order: its images, else its chart spec. */
+export function listBundleImageTypes(bundle: Record<string, unknown>): string[] {
+  const images = DISPLAY_IMAGE_TYPES.filter((mime) => mime in bundle);
+  if (images.some((mime) => MODEL_IMAGE_TYPES.includes(mime))) return images;
+  const chart = CHART_TYPES.find((mime) => mime in bundle);
+  return chart === undefined ? images : [...images, chart];
+}
+
 /** Decoded size of a base64 string, counted without decoding it. */
 export function measureBase64Bytes(base64: string): number {
   const clean = base64.replace(/[^A-Za-z0-9+/=_-]/g, "");

@@ -2,7 +2,15 @@
 import type { CellOutput, KernelOutput, MimeBundle, StatusOutput } from "../contracts/outputs.js";
 import { STATUS_MIME } from "../contracts/outputs.js";
 import { convertHtmlToMarkdown } from "./display-html.js";
-import { DISPLAY_IMAGE_TYPES, formatByteSize, measureBase64Bytes, readImageSize } from "./display-images.js";
+import {
+  CHART_TYPES,
+  DISPLAY_IMAGE_TYPES,
+  formatByteSize,
+  listBundleImageTypes,
+  measureBase64Bytes,
+  readImageSize,
+  VEGA_LITE_TYPES,
+} from "./display-images.js";
 import { applyDisplayUpdates } from "./display-updates.js";
 
 /** Limits for the model's view of displays. */
@@ -28,6 +36,10 @@ export interface DisplayImage {
   bytes: number;
   width?: number;
   height?: number;
+  /** For an image drawn for the model (output/chart-raster.ts): the MIME type it was drawn from. */
+  source?: string;
+  /** For a picture scaled down for the model: its original size (the original stays in details.outputs). */
+  scaledFrom?: { width: number; height: number };
 }
 
 /** A cell's outputs split into the model's text and the structured parts beside it. */
@@ -75,7 +87,9 @@ export function renderBundleText(bundle: MimeBundle, options: DisplayRenderOptio
   if (latex !== undefined) return latex;
   if ("application/json" in bundle) return renderJsonText(bundle["application/json"], options.jsonTextLimit);
   if (plain !== undefined) return plain;
-  const rest = Object.keys(bundle).filter((m) => !DISPLAY_IMAGE_TYPES.includes(m) && m !== STATUS_MIME);
+  const rest = Object.keys(bundle).filter(
+    (m) => !DISPLAY_IMAGE_TYPES.includes(m) && !CHART_TYPES.includes(m) && m !== STATUS_MIME,
+  );
   return rest.length > 0 ? `[display: ${rest.join(", ")}]` : "";
 }
 
@@ -92,6 +106,11 @@ export function renderBundleTextForTerminal(bundle: MimeBundle, options: Display
 }
 
 function toDisplayImage(mimeType: string, value: unknown): DisplayImage | undefined {
+  if (CHART_TYPES.includes(mimeType)) {
+    if (typeof value !== "object" || value === null) return undefined;
+    const data = Buffer.from(JSON.stringify(value), "utf8").toString("base64");
+    return { mimeType, data, bytes: measureBase64Bytes(data) };
+  }
   if (typeof value !== "string") return undefined;
   const data = mimeType === "image/svg+xml" ? Buffer.from(value, "utf8").toString("base64") : value;
   const image: DisplayImage = { mimeType, data, bytes: measureBase64Bytes(data) };
@@ -104,6 +123,9 @@ function toDisplayImage(mimeType: string, value: unknown): DisplayImage | undefi
 }
 
 function describeImage(image: DisplayImage): string {
+  if (CHART_TYPES.includes(image.mimeType)) {
+    return `${VEGA_LITE_TYPES.includes(image.mimeType) ? "Vega-Lite" : "Vega"} chart, drawn as PNG for the model`;
+  }
   const size = image.width !== undefined ? ` ${image.width}x${image.height}` : "";
   return `${image.mimeType}${size}, ${formatByteSize(image.bytes)}`;
 }
@@ -155,7 +177,7 @@ function renderOutputTextInto(
       const text = renderBundleText(output.data, options);
       if (text) lines.push(text);
       if ("application/json" in output.data) parts.json.push(output.data["application/json"]);
-      for (const mime of DISPLAY_IMAGE_TYPES) {
+      for (const mime of listBundleImageTypes(output.data)) {
         const taken = takeDisplayImage(mime, output.data[mime], parts.images.length, options);
         if (!taken) continue;
         if (taken.image) parts.images.push(taken.image);

@@ -3,7 +3,7 @@
 import type { TruncationInfo } from "../contracts/cell-result.js";
 import type { CellOutput, KernelOutput, MimeBundle, StreamOutput } from "../contracts/outputs.js";
 import type { ArtifactStore } from "../output/artifact-store.js";
-import { DISPLAY_IMAGE_TYPES } from "../output/display-images.js";
+import { listBundleImageTypes } from "../output/display-images.js";
 import {
   collectDisplayParts,
   DEFAULT_MAX_IMAGE_BYTES,
@@ -146,7 +146,7 @@ export class CellCollector {
         // The redacted bundle: an SVG is text and may carry a secret into the images as much as into details.
         const text = renderBundleText(data, this.renderOptions());
         if (text) lines.push(text);
-        for (const mime of DISPLAY_IMAGE_TYPES) lines.push(...this.takeImage(mime, data[mime]));
+        for (const mime of listBundleImageTypes(data)) lines.push(...this.takeImage(mime, data[mime]));
         if (lines.length > 0) this.pushBlock(lines.join("\n"));
       }
     }

@@ -42,6 +42,11 @@ export interface EvalExecuteContext {
   onUpdate?: (progress: EvalProgress) => void;
   /** Each output of the running cell as it arrives (redacted, unthrottled), for front ends that stream. */
   onOutput?: (event: EvalOutputEvent) => void;
+  /**
+   * Run the later cells even after a cell ends with an error (`jupyter nbconvert --allow-errors`); a timeout, a
+   * cancellation or a lost kernel still stops the call. The model's input has no such field: this is the host's.
+   */
+  continueOnError?: boolean;
 }
 
 /** The eval tool: mount `name`, `description` and `inputSchema` in an agent framework; call `execute`. */
@@ -225,6 +230,7 @@ export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
         // A job's outputs are collected by its tap; only a direct call streams them to the caller.
         if (tap === undefined && context.onOutput) runContext.onOutput = context.onOutput;
         if (tap) runContext.tap = tap;
+        if (context.continueOnError === true) runContext.continueOnError = true;
         return runEvalCall(runContext);
       };
       if (parsed.yieldAfter === undefined) return pinArtifacts(await run(signal, context.onUpdate));

@@ -3,6 +3,7 @@ import type { CellLanguage, CellResult, CheckpointDetails, EvalDetails } from ".
 import type { CellErrorInfo, CellOutput } from "../contracts/outputs.js";
 import { EvalkitError, isEvalkitError } from "../errors.js";
 import type { ArtifactStore } from "../output/artifact-store.js";
+import { hasRasterWork, rasteriseImages } from "../output/chart-raster.js";
 import type { DisplayImage } from "../output/display-render.js";
 import type { SecretValue } from "../output/redact.js";
 import type { SessionCall } from "../session/session-call.js";
@@ -57,6 +58,8 @@ export interface RunCallContext {
   updateIntervalMs: number;
   /** A job watching the call (tool/eval-job.ts): each cell as it starts and as it ends. */
   tap?: RunCallTap;
+  /** Cells that end with an error do not stop the call (EvalExecuteContext.continueOnError). */
+  continueOnError?: boolean;
 }
 
 /** What a job sees of the call it runs in the background. */
@@ -132,9 +135,12 @@ export async function runEvalCall(ctx: RunCallContext): Promise<EvalToolResult> 
         ...(ctx.onOutput ? { onOutput: (output: CellOutput) => emitOutput(ctx, index, output) } : {}),
       });
       let routeNotice: string | undefined;
+      // No interpreter, a kernel that would not start, a broken channel: never a cell's own error to run past.
+      let isHostFailure = false;
       let outcome: SessionCellOutcome;
       if (route.kind === "unavailable") {
         outcome = failedOutcome({ ename: route.ename, evalue: route.message, traceback: [] });
+        isHostFailure = true;
       } else {
         routeNotice = route.notice;
         const isReset = cell.reset === true || (resetDone !== undefined && !resetDone.has(route.language));
@@ -172,6 +178,7 @@ export async function runEvalCall(ctx: RunCallContext): Promise<EvalToolResult> 
           outcome = await call.run(request);
         } catch (err) {
           outcome = outcomeFromHostError(err);
+          isHostFailure = true;
         } finally {
           updater.stop();
         }
@@ -181,6 +188,13 @@ export async function runEvalCall(ctx: RunCallContext): Promise<EvalToolResult> 
         collector.add({ type: "error", ...outcome.error });
       }
       const collected = collector.finish();
+      // SVG and Vega(-Lite) charts become PNG for the model, oversized pictures are scaled down; the renderers
+      // load on the first chart only.
+      if (hasRasterWork(collected.images)) {
+        const drawn = await rasteriseImages(collected.images);
+        collected.notices.push(...keepFullImages(ctx, collected.images, drawn));
+        collected.images = drawn;
+      }
       // Filled field by field in the order `details` has always listed them (title only when given).
       const result = { index } as CellResult;
       if (cell.title !== undefined) result.title = cell.title;
@@ -203,7 +217,8 @@ export async function runEvalCall(ctx: RunCallContext): Promise<EvalToolResult> 
       images.push(collected.images);
       addContent();
       ctx.tap?.cellFinished(result, contents[index]!);
-      if (result.status !== "ok") {
+      const isRunPast = ctx.continueOnError === true && result.status === "error" && !isHostFailure;
+      if (result.status !== "ok" && !isRunPast) {
         stopReason = `not run: cell ${index + 1} ended with status "${result.status}"`;
       }
       emit(ctx, cells, contents);
@@ -229,6 +244,35 @@ export async function runEvalCall(ctx: RunCallContext): Promise<EvalToolResult> 
     content.push({ type: "text", text: ctx.redact(describeCheckpoints(travel)) });
   }
   return { content, details };
+}
+
+/** Saves each picture that was scaled down for the model as an artifact; a notice per picture says where. */
+function keepFullImages(
+  ctx: RunCallContext,
+  originals: readonly DisplayImage[],
+  drawn: readonly DisplayImage[],
+): string[] {
+  const notices: string[] = [];
+  drawn.forEach((image, index) => {
+    const original = originals[index];
+    if (image.scaledFrom === undefined || original === undefined) return;
+    const { width, height } = image.scaledFrom;
+    let where = "the full image is in details.outputs";
+    if (ctx.store !== undefined) {
+      try {
+        const writer = ctx.store.create();
+        writer.write(Buffer.from(original.data, "base64"));
+        writer.close();
+        where = `the full image (${original.mimeType}): ${writer.uri}`;
+      } catch {
+        // The artifact directory is not writable: the bundle in details.outputs still holds the original.
+      }
+    }
+    notices.push(
+      `image ${index + 1} (${width}x${height}) was scaled to ${image.width}x${image.height} for the model; ${where}`,
+    );
+  });
+  return notices;
 }
 
 function emitOutput(ctx: RunCallContext, index: number, output: CellOutput): void {

@@ -353,11 +353,46 @@ describe("convertCellOutputs", () => {
           data: { "text/plain": "Signature: len(obj, /)" },
           metadata: { evalkit: { pager: true } },
         },
-        { type: "display", data: { "text/plain": "shown" }, metadata: { evalkit: { other: 1 } } },
+        { type: "display", data: { "text/plain": "shown" }, metadata: { evalkit: { other: 1 }, kept: 2 } },
+      ]),
+    );
+    // evalkit's own metadata key is not Jupyter's: the saved notebook leaves it out
+    expect(converted).toEqual([
+      { data: { "text/plain": ["shown"] }, metadata: { kept: 2 }, output_type: "display_data" },
+    ]);
+  });
+
+  it("leaves out the MIME types the kernel added for the model only (a DataFrame's markdown, a Series' HTML)", () => {
+    const converted = convertCellOutputs(
+      result([
+        {
+          type: "result",
+          data: {
+            "text/plain": "0    1\ndtype: int64",
+            "text/html": "<table/>",
+            "text/markdown": "| 0 | 1 |",
+          },
+          metadata: { evalkit: { modelOnly: ["text/html", "text/markdown"] } },
+        },
+        {
+          type: "display",
+          data: { "text/plain": "   a\n0  1", "text/html": "<table/>", "text/markdown": "| a |" },
+          metadata: { evalkit: { modelOnly: ["text/markdown"] }, "text/html": { isolated: true } },
+        },
       ]),
     );
     expect(converted).toEqual([
-      { data: { "text/plain": ["shown"] }, metadata: { evalkit: { other: 1 } }, output_type: "display_data" },
+      {
+        data: { "text/plain": ["0    1\n", "dtype: int64"] },
+        execution_count: 3,
+        metadata: {},
+        output_type: "execute_result",
+      },
+      {
+        data: { "text/plain": ["   a\n", "0  1"], "text/html": ["<table/>"] },
+        metadata: { "text/html": { isolated: true } },
+        output_type: "display_data",
+      },
     ]);
   });
 

@@ -1,7 +1,37 @@
 // Notebook idioms that ipykernel-differential.test.ts runs through evalkit and a real ipykernel, in this order in
 // one kernel each. Cells may depend on earlier ones; a cell whose library is missing fails alike on both sides.
 
+/** IPython's extension API: magics from functions and Magics classes, an extension module, shell events. Also run
+ * on an interpreter without IPython (ipython-extensions.test.ts), where evalkit serves IPython.core.magic itself. */
+export const EXTENSION_CELLS: readonly string[] = [
+  "from IPython.core.magic import register_line_magic, register_cell_magic, register_line_cell_magic\n@register_line_magic\ndef hello(line):\n    return 'hello ' + line\n@register_cell_magic\ndef upper(line, cell):\n    print(cell.upper(), line)\n@register_line_cell_magic\ndef both(line, cell=None):\n    return line, cell",
+  "%hello world",
+  "who = 'you'\n%hello {who}",
+  "%%upper tail\nsome text",
+  "%both x",
+  "%%both y\nz",
+  "from IPython.core.magic import Magics, magics_class, line_magic, needs_local_scope\n@magics_class\nclass Counter(Magics):\n    count = 0\n    @line_magic\n    def bump(self, line):\n        Counter.count += int(line or 1)\n        return Counter.count\n    @needs_local_scope\n    @line_magic\n    def names(self, line, local_ns):\n        return sorted(n for n in local_ns if n.startswith(line))\nget_ipython().register_magics(Counter)",
+  "%bump\n%bump 5",
+  "%names Coun",
+  "%%writefile greet_ext.py\ndef load_ipython_extension(ip):\n    ip.register_magic_function(lambda line: 'greetings ' + line, 'line', 'greet')\n    ip.push({'greeted': True})\n    print('loaded')\ndef unload_ipython_extension(ip):\n    print('unloaded')",
+  "%load_ext greet_ext",
+  "%greet all",
+  "greeted",
+  "%load_ext greet_ext",
+  "%reload_ext greet_ext",
+  "%unload_ext greet_ext",
+  "%unload_ext greet_ext",
+  "%load_ext json",
+  "ip = get_ipython()\nlog = []\ndef pre(info):\n    log.append(('pre_run_cell', info.raw_cell))\ndef post(result):\n    log.append(('post_run_cell', result.success, repr(result.result)))\nip.events.register('pre_run_cell', pre)\nip.events.register('post_run_cell', post)",
+  "40 + 2",
+  "1/0",
+  "ip.events.unregister('pre_run_cell', pre)\nip.events.unregister('post_run_cell', post)\nlog",
+  "log",
+];
+
 export const IDIOM_CELLS: readonly string[] = [
+  // before the first result IPython's _, __ and ___ are ''
+  "_, __, ___",
   // results through the pretty printer
   "type(1.0), int, len, print",
   "class P:\n    def __init__(self):\n        self.x = 1\nP()",
@@ -126,4 +156,10 @@ export const IDIOM_CELLS: readonly string[] = [
   "import sympy\nsx = sympy.symbols('x')\nsympy.init_printing()\nsympy.Integral(sx ** 2, sx)",
   "sympy.Matrix([[1, 2], [3, 4]]), sympy.sqrt(8)",
   "[1.0, 2.5, 1 / 3]",
+  ...EXTENSION_CELLS,
+  // %reset drops _, __ and ___; the next results start again from ''
+  "%reset -f",
+  "_",
+  "3",
+  "_, __",
 ];

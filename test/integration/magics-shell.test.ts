@@ -83,6 +83,13 @@ describe("shell escapes in a real Python kernel", () => {
     expect((await runOk(kernel, "_exit_code")).result).toBe("2");
     await runOk(kernel, "%%sh --out listing\necho captured");
     expect((await runOk(kernel, "listing")).result).toBe("'captured\\n'");
+    // --err NAME keeps stderr out of the cell's output and in the variable, as IPython's script magics do
+    const quiet = await runOk(
+      kernel,
+      "%%bash --out output --err error\necho hi, stdout\necho hello, stderr >&2",
+    );
+    expect(quiet.stdout + quiet.stderr).toBe("");
+    expect((await runOk(kernel, "error, output")).result).toBe("('hello, stderr\\n', 'hi, stdout\\n')");
   });
 
   it("fails a %%bash cell whose script exits non-zero, as IPython 8 does, after streaming its output", async () => {

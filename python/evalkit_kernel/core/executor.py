@@ -9,6 +9,8 @@ from . import output_cache
 from . import state
 from .frame_encoding import PLAIN_RESULT_MAX_CHARS
 
+# IPython's displayhook starts _, __ and ___ as '' (the namespace gets them at start-up, core.main).
+INITIAL_UNDERS = {"_": "", "__": "", "___": ""}
 _TOP_LEVEL_AWAIT = getattr(ast, "PyCF_ALLOW_TOP_LEVEL_AWAIT", 0)
 _CO_COROUTINE = 0x0080
 _CELL_PREFIXES = ("<cell ", "<eval ")
@@ -33,7 +35,7 @@ class Executor(object):
     def __init__(self):
         self._loop = None
         self._serial = 0
-        self._unders = {}  # what evalkit last put in _, __ and ___
+        self._unders = dict(INITIAL_UNDERS)  # what evalkit last put in _, __ and ___
         self._future_flags = 0  # compiler flags of the session's `from __future__` imports
 
     def run(self, code, cell, silent=False, store_history=True):
@@ -45,8 +47,11 @@ class Executor(object):
         ns = state.user_namespace()
         if counted:
             _record_input(ns, count, code)
+        value = error = None
         try:
             try:
+                if hooks.cell_observer is not None:
+                    hooks.cell_observer.before_cell(code, silent, store_history)
                 if code.startswith("\ufeff"):
                     code = code[1:]  # a BOM pasted from a Windows file: Python's own file reader drops it too
                 source = hooks.transform_source(code)
@@ -56,12 +61,16 @@ class Executor(object):
                     self._publish_result(ns, value, count if counted else None)
                 status, cancelled = "ok", False
             except KeyboardInterrupt:
+                error = sys.exc_info()[1]
                 _report_exception(sys.exc_info(), filename)
                 status, cancelled = "error", cell.interrupt_seen
             except BaseException:
+                error = sys.exc_info()[1]
                 _report_exception(sys.exc_info(), filename)
                 status, cancelled = "error", False
             hooks.run_post_execute()
+            if hooks.cell_observer is not None:
+                hooks.cell_observer.after_cell(code, silent, store_history, value, error, count)
         except KeyboardInterrupt:
             # An interrupt that landed in our own bookkeeping still ends the cell as cancelled.
             status, cancelled = "error", True
@@ -151,6 +160,8 @@ class Executor(object):
         get = mine.get
         # Unrolled (no generator): this runs for every cell that shows a value.
         one, two, three = ns.get("_", _UNSET), ns.get("__", _UNSET), ns.get("___", _UNSET)
+        if one is _UNSET and two is _UNSET and three is _UNSET:
+            mine.update(INITIAL_UNDERS)  # %reset deleted all three: start again from '', as IPython's flush
         if (one is _UNSET or one is get("_")) and (two is _UNSET or two is get("__")) and (
             three is _UNSET or three is get("___")
         ):

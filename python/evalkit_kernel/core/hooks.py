@@ -14,6 +14,8 @@ reserved_names = set()
 # import HTML`) is the user's again for %who, as IPython lists a rebound name of its own.
 installed_values = {}
 
+# IPython's shell events (magics.shell_events): set at the first events.register, so cells without listeners skip it.
+cell_observer = None
 _result_formatter = None
 _magic_names = None  # set by the magics module: the names completion offers after % and %%
 
@@ -34,6 +36,12 @@ def set_result_formatter(fn):
     """fn(value) -> (bundle, metadata) or None; used for the trailing-expression result."""
     global _result_formatter
     _result_formatter = fn
+
+
+def set_cell_observer(observer):
+    """observer.before_cell(code, silent, store_history) and .after_cell(..., value, error, execution_count)."""
+    global cell_observer
+    cell_observer = observer
 
 
 def set_magic_names(fn):

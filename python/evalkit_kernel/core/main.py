@@ -24,7 +24,7 @@ from ..capture.fd_capture import FdCapture, enlarge_pipe
 from ..capture.router import StreamRouter
 from ..capture.streams import install_streams, restore_streams
 from .cell_context import CellContext
-from .executor import Executor
+from .executor import INITIAL_UNDERS, Executor
 from .interrupt_gate import InterruptGate
 from .frame_encoding import encode_done, encode_started
 from .protocol import FrameReader, FrameWriter
@@ -70,7 +70,10 @@ def main(config=None):
     _load_optional_modules()
     hooks.install_namespace(state.user_namespace())
     # Whatever is in __main__ before the first cell is evalkit's, whichever module put it there.
-    hooks.reserved_names.update(name for name in state.user_namespace() if not name.startswith("__"))
+    # (_, __ and ___ are the user's history names, as in IPython: listed by %who's rules, deleted by %reset.)
+    hooks.reserved_names.update(
+        name for name in state.user_namespace() if not name.startswith("__") and name not in INITIAL_UNDERS
+    )
     if hasattr(signal, "SIGINT"):
         signal.signal(signal.SIGINT, signal.SIG_IGN)
 
@@ -256,6 +259,7 @@ def _apply_context(cwd, env):
 def _make_main_module():
     module = types.ModuleType("__main__")
     module.__dict__.update({"__builtins__": builtins, "In": [""], "Out": {}})
+    module.__dict__.update(INITIAL_UNDERS)
     sys.modules["__main__"] = module
     if "" not in sys.path:
         sys.path.insert(0, "")

@@ -36,8 +36,14 @@ _LIBRARY_KINDS = {
     ("PIL.Image", "Image"): "pil",
     ("matplotlib.figure", "Figure"): "figure",
     ("plotly.basedatatypes", "BaseFigure"): "plotly",
+    ("altair.vegalite.v4.api", "TopLevelMixin"): "altair",
+    ("altair.vegalite.v5.api", "TopLevelMixin"): "altair",
+    ("altair.vegalite.v6.api", "TopLevelMixin"): "altair",
 }
-_LIBRARY_ROOTS = ("pandas", "PIL", "matplotlib", "plotly", "polars")
+_LIBRARY_ROOTS = ("pandas", "PIL", "matplotlib", "plotly", "polars", "altair")
+# Kinds whose _ipython_display_ is skipped: outside Jupyter plotly's prints the figure's whole repr (a wall of
+# JSON); its bundle (libraries.py) is what a notebook shows, with a summary for the model.
+_OWN_DISPLAY_KINDS = ("plotly",)
 
 # Figures displayed during the running cell: id -> weakref. The end-of-cell flush skips them unless redrawn.
 _shown_figures = {}
@@ -180,6 +186,9 @@ def format_object(obj, include=None, exclude=None):
                 data[mime] = normalize_value(mime, value)
                 if mime in lib_md:
                     metadata[mime] = lib_md[mime]
+        added = [mime for mime in lib_md.get("evalkit", {}).get("modelOnly", ()) if mime in data]
+        if added:
+            metadata["evalkit"] = {"modelOnly": added}
     else:
         _from_mimebundle(obj, include, exclude, data, metadata)
         _from_repr_methods(obj, include, exclude, data, metadata)
@@ -247,6 +256,8 @@ def displays_itself(obj):
     try:
         if formatters is not None:
             return bool(formatters.ipython_display_formatter(obj))
+        if library_kind(obj) in _OWN_DISPLAY_KINDS:
+            return False
         method = _get_method(obj, "_ipython_display_")
         if method is None:
             return False

@@ -18,9 +18,16 @@ def format_library_object(obj, kind):
 
 
 def figure_png(fig):
-    """PNG bytes of a matplotlib figure; savefig honours the user's rcParams (savefig.dpi, savefig.bbox, ...)."""
+    """PNG bytes of a matplotlib figure, saved as IPython's inline backend saves it (pylabtools.print_figure):
+    at the figure's own dpi and colours, cropped to its drawn area (bbox_inches='tight')."""
     buf = io.BytesIO()
-    fig.savefig(buf, format="png")
+    canvas = getattr(fig, "canvas", None)
+    if canvas is None:
+        from matplotlib.backend_bases import FigureCanvasBase
+
+        FigureCanvasBase(fig)
+    fig.canvas.print_figure(buf, format="png", facecolor=fig.get_facecolor(), edgecolor=fig.get_edgecolor(),
+                            dpi=fig.dpi, bbox_inches="tight")
     return buf.getvalue()
 
 
@@ -47,17 +54,26 @@ def _pil_bundle(img):
     return {"image/png": buf.getvalue()}, {}
 
 
-def _table_bundle(html, footer):
+# Metadata key naming the MIME types evalkit added for the model's view, which IPython would not show: a saved
+# notebook leaves them out (the host's notebook writer reads it), so Jupyter shows what it always showed.
+MODEL_ONLY = "modelOnly"
+
+
+def _table_bundle(html, footer, html_is_ours=False):
     """The library's HTML table, plus the markdown table the model reads with `footer` under it."""
     from . import tables  # html.parser costs milliseconds: only load it once a frame is shown
 
     data = {}
+    added = []
     if html:
         data["text/html"] = html
+        if html_is_ours:
+            added.append("text/html")
         table = tables.html_table_to_markdown(html)
         if table:
             data["text/markdown"] = table + footer
-    return data, {}
+            added.append("text/markdown")
+    return data, ({"evalkit": {MODEL_ONLY: added}} if added else {})
 
 
 def _dataframe_bundle(df):
@@ -65,8 +81,9 @@ def _dataframe_bundle(df):
 
 
 def _series_bundle(series):
+    # pandas gives a Series no HTML: IPython shows its text, so the table built here is for the model only
     name = "" if series.name is None else "Name: %s, " % (series.name,)
-    return _table_bundle(series.to_frame()._repr_html_(), "\n\n%sdtype: %s" % (name, series.dtype))
+    return _table_bundle(series.to_frame()._repr_html_(), "\n\n%sdtype: %s" % (name, series.dtype), True)
 
 
 def _polars_bundle(obj, shape, footer):
@@ -87,10 +104,13 @@ def _plotly_bundle(fig):
     data = {PLOTLY_MIME: spec}
     data["text/html"] = fig.to_html(include_plotlyjs="cdn", full_html=False)
     png, why = _plotly_png(fig)
+    added = ["text/plain"]
     if png is not None:
         data["image/png"] = png
+        added.append("image/png")
     data["text/plain"] = _plotly_summary(spec, why)
-    return data, {}
+    # Jupyter stores plotly's JSON and HTML; the summary (and kaleido's PNG) are what the model reads
+    return data, {"evalkit": {MODEL_ONLY: added}}
 
 
 def _plotly_png(fig):
@@ -125,7 +145,27 @@ def _plotly_summary(spec, why):
     return text
 
 
+def _altair_bundle(chart):
+    """What Altair's renderer shows (HTML with vega-embed by default, or the Vega-Lite JSON), plus the Vega-Lite
+    spec for the model when the renderer gives none: the host draws it to PNG, and saved notebooks leave it out."""
+    shown = chart._repr_mimebundle_()
+    metadata = {}
+    if isinstance(shown, tuple):
+        shown, metadata = shown[0], dict(shown[1] or {})
+    data = dict(shown or {})
+    added = []
+    if "image/png" not in data and not any(str(mime).startswith("application/vnd.vegalite.") for mime in data):
+        version = type(chart).__module__.split(".")[2]  # altair.vegalite.v5.api -> v5
+        mime = "application/vnd.vegalite.%s+json" % version
+        data[mime] = chart.to_dict()
+        added.append(mime)
+    if added:
+        metadata["evalkit"] = {MODEL_ONLY: added}
+    return data, metadata
+
+
 _FORMATTERS = {
+    "altair": _altair_bundle,
     "dataframe": _dataframe_bundle,
     "series": _series_bundle,
     "polars_frame": _polars_frame_bundle,

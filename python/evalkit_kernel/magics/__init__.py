@@ -63,41 +63,12 @@ _helpers = {
 }
 
 
-class _IPythonShim(object):
-    """What `get_ipython()` returns: the calls scripts exported from notebooks make (nbconvert, jupytext).
-
-    The methods are the runtimes' own bound methods, so `{var}` and `$var` expand in the caller's frame.
-    """
-
-    colors = "Neutral"  # IPython's colour scheme name; sympy's init_printing reads it to pick a LaTeX colour
-
-    def __init__(self, namespace):
-        magic, shell = _helpers[MAGIC_NAME]._resolve(), _helpers[SHELL_NAME]._resolve()
-        self.run_line_magic = magic.line
-        self.run_cell_magic = magic.cell
-        self.system = shell.system
-        self.getoutput = shell.getoutput
-        self.user_ns = namespace
-
-    @property
-    def display_formatter(self):
-        """IPython's DisplayFormatter: .formatters[mime].for_type(...), .enabled, .ipython_display_formatter."""
-        from ..display import formatters
-
-        return formatters.get()
-
-    def __repr__(self):
-        return "<evalkit shell (get_ipython() for code written for IPython)>"
-
-
 def _make_get_ipython(namespace):
-    shims = []
-
     def get_ipython():
-        """evalkit's stand-in for IPython's shell: run_line_magic, run_cell_magic, system, getoutput, user_ns."""
-        if not shims:
-            shims.append(_IPythonShim(namespace))
-        return shims[0]
+        """evalkit's stand-in for IPython's shell: magics, events, extensions, user_ns, system, getoutput."""
+        from .shell_shim import shell_for
+
+        return shell_for(namespace, _helpers[MAGIC_NAME]._resolve(), _helpers[SHELL_NAME]._resolve())
 
     return get_ipython
 
@@ -139,6 +110,9 @@ def install():
     hooks.register_transformer(transform_source)
     hooks.register_namespace_installer(_install_namespace)
     hooks.set_magic_names(_magic_names)
+    from .ipython_stub import install as install_stand_in
+
+    install_stand_in()  # IPython.core.magic & co. for interpreters without IPython (last on sys.meta_path)
 
 
 def _magic_names(cell):

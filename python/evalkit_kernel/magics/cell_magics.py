@@ -22,7 +22,14 @@ def run_script(program, body, options):
         with os.fdopen(handle, "w", encoding="utf-8") as script:
             script.write(body)
         capture = options.get("out") is not None
-        code, out = run_streaming(_script_argv(program, path), capture_stdout=capture)
+        errors = None
+        if options.get("err") is not None:
+            import io
+
+            errors = io.StringIO()  # --err NAME: stderr goes to the variable instead of the cell's output
+        code, out = run_streaming(_script_argv(program, path), capture_stdout=capture, stderr=errors)
+        if errors is not None:
+            options["err_text"] = errors.getvalue()
     finally:
         try:
             os.unlink(path)
@@ -35,12 +42,13 @@ def _parse_script_options(args):
     from .registry import split_args
 
     words = split_args(args)
-    options = {"out": None, "raise_error": True, "program": None}  # IPython 8: a failing script fails the cell
+    # IPython 8: a failing script fails the cell
+    options = {"out": None, "err": None, "raise_error": True, "program": None}
     i = 0
     while i < len(words):
         word = words[i]
-        if word == "--out" and i + 1 < len(words):
-            options["out"] = words[i + 1]
+        if word in ("--out", "--err") and i + 1 < len(words):
+            options[word[2:]] = words[i + 1]
             i += 2
         elif word == "--raise-error":
             options["raise_error"] = True
@@ -49,7 +57,9 @@ def _parse_script_options(args):
             options["raise_error"] = False
             i += 1
         elif word.startswith("-"):
-            raise UsageError("unsupported option %s (supported: --out NAME, --raise-error, --no-raise-error)" % word)
+            raise UsageError(
+                "unsupported option %s (supported: --out NAME, --err NAME, --raise-error, --no-raise-error)" % word
+            )
         elif options["program"] is None:
             options["program"] = word
             i += 1
@@ -74,6 +84,8 @@ def _run_script_magic(ctx, program):
 def _store_and_check(ctx, options, program, code, out):
     if options["out"]:
         ctx.globals[options["out"]] = out
+    if options["err"]:
+        ctx.globals[options["err"]] = options.get("err_text", "")
     ctx.globals["_exit_code"] = code
     if code != 0 and options["raise_error"]:
         import subprocess
@@ -81,21 +93,21 @@ def _store_and_check(ctx, options, program, code, out):
         raise subprocess.CalledProcessError(code, os.path.basename(program))
 
 
-@cell_magic("bash", summary="run the cell with bash (--out NAME, --no-raise-error)")
+@cell_magic("bash", summary="run the cell with bash (--out NAME, --err NAME, --no-raise-error)")
 def cell_bash(ctx):
-    """%%bash [--out NAME] [--no-raise-error]: run the body with bash; a non-zero exit fails the cell."""
+    """%%bash [--out NAME] [--err NAME] [--no-raise-error]: run the body with bash; a non-zero exit fails the cell."""
     _run_script_magic(ctx, _shell_program("bash"))
 
 
-@cell_magic("sh", summary="run the cell with sh (--out NAME, --no-raise-error)")
+@cell_magic("sh", summary="run the cell with sh (--out NAME, --err NAME, --no-raise-error)")
 def cell_sh(ctx):
-    """%%sh [--out NAME] [--no-raise-error]: run the body with /bin/sh; a non-zero exit fails the cell."""
+    """%%sh [--out NAME] [--err NAME] [--no-raise-error]: run the body with /bin/sh; a non-zero exit fails the cell."""
     _run_script_magic(ctx, _shell_program("sh"))
 
 
 @cell_magic("script", summary="run the cell with any program: %%script perl")
 def cell_script(ctx):
-    """%%script PROGRAM [--out NAME] [--no-raise-error]: run the body as a script file with PROGRAM."""
+    """%%script PROGRAM [--out NAME] [--err NAME] [--no-raise-error]: run the body as a script file with PROGRAM."""
     options = _parse_script_options(ctx.args)
     if not options["program"]:
         raise UsageError("usage: %%script PROGRAM")
@@ -120,7 +132,7 @@ def _interpreter_magic(name):
             raise UsageError("%%%%%s takes no program argument (use %%%%script PROGRAM)" % name)
         _run_program(ctx, options, name)
 
-    run.__doc__ = "%%%%%s [--out NAME] [--no-raise-error]: run the body with %s (like %%%%script %s)." % (
+    run.__doc__ = "%%%%%s [--out NAME] [--err NAME] [--no-raise-error]: run the body with %s (like %%%%script %s)." % (
         name, name, name)
     cell_magic(name, summary="run the cell with %s" % name)(run)
 

@@ -3,7 +3,7 @@
 import os
 import sys
 
-from .registry import UsageError, line_magic, listing, options, user_namespace
+from .registry import UsageError, line_magic, listing, options, shell, user_namespace
 
 _INLINE_BACKENDS = ("inline", "agg", "notebook", "nbagg", "widget", "ipympl", "")
 _accepted_config = {}
@@ -55,29 +55,38 @@ def magic_xmode(ctx):
     print("Exception reporting mode: %s" % mode.capitalize())
 
 
-@line_magic("load_ext", expand_args=False, summary="accepts autoreload (a no-op); other extensions are refused")
+@line_magic("load_ext", expand_args=False, summary="load an IPython extension (load_ipython_extension)")
 def magic_load_ext(ctx):
-    """%load_ext autoreload: accepted (no-op). IPython extensions need IPython and cannot load here."""
-    name = ctx.args.strip()
-    if name in ("autoreload", "storemagic"):
-        return None
-    import importlib.util
+    """%load_ext MODULE: import MODULE and call its load_ipython_extension(get_ipython()), as IPython does.
 
-    try:
-        found = bool(name) and importlib.util.find_spec(name) is not None
-    except (ImportError, ValueError):
-        found = False
-    if name and not found:
-        # IPython imports the extension first: a missing one fails the same way there
-        error = ModuleNotFoundError("No module named %r" % name)
-        error.name = name
-        raise error
-    raise UsageError("%%load_ext %s: IPython extensions are not supported by evalkit" % name)
+    autoreload and storemagic are accepted and do nothing (they drive IPython's own machinery).
+    """
+    from .extensions import load
+
+    load(shell(), _module_name(ctx, "load_ext"))
 
 
-@line_magic("reload_ext", expand_args=False, summary="same as %load_ext")
+@line_magic("unload_ext", expand_args=False, summary="unload an IPython extension (unload_ipython_extension)")
+def magic_unload_ext(ctx):
+    """%unload_ext MODULE: call the module's unload_ipython_extension(get_ipython())."""
+    from .extensions import unload
+
+    unload(shell(), _module_name(ctx, "unload_ext"))
+
+
+@line_magic("reload_ext", expand_args=False, summary="reload an IPython extension (unload, re-import, load)")
 def magic_reload_ext(ctx):
-    return magic_load_ext(ctx)
+    """%reload_ext MODULE: unload it, re-import the module (importlib.reload) and load it again."""
+    from .extensions import reload
+
+    reload(shell(), _module_name(ctx, "reload_ext"))
+
+
+def _module_name(ctx, magic):
+    name = ctx.args.strip()
+    if not name:
+        raise UsageError("Missing module name.")
+    return name
 
 
 @line_magic("autoreload", expand_args=False, summary="accepted; a no-op (re-import after %pip instead)")

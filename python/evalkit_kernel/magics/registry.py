@@ -73,6 +73,13 @@ def user_namespace():
     return sys.modules["__main__"].__dict__
 
 
+def shell():
+    """The shell evalkit's get_ipython() returns (extensions and IPython's magic API register with it)."""
+    from ..core import hooks
+
+    return hooks.installed_values["get_ipython"]()
+
+
 def listing():
     """Every registered magic with its summary (the caller loads the catalog first)."""
     lines = ["Line magics:"]
