@@ -11,7 +11,8 @@ const USAGE = `usage: evalkit <command> [options]
 commands:
   exec [-c|--code CODE | FILE | NOTEBOOK.ipynb]...  run cells (or a notebook's code cells) in fresh kernels
       [--input FILE|-] [--lang py|js] [--timeout SEC] [--cwd DIR] [--python PATH] [--launcher PREFIX]
-      [--json] [--images DIR] [--output-notebook OUT.ipynb] [--jupyter URL] [--jupyter-token-file FILE]
+      [--json] [--images DIR] [--output-notebook OUT.ipynb] [--allow-errors]
+      [--jupyter URL] [--jupyter-token-file FILE]
       [--sandbox] [--sandbox-network] [--sandbox-write PATH] [--memory-mb N] [--cpu-seconds N] [--max-processes N]
       [--checkpoints] [--undo N]
   repl                                interactive session
