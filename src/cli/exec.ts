@@ -30,7 +30,7 @@ lost kernel does).
   --output-notebook PATH
                        write a copy of the one .ipynb input with this run's outputs and execution counts
   --allow-errors       run every cell even after one raises, keeping each error in its cell's outputs, as
-                       jupyter nbconvert --execute --allow-errors does; the exit status is then 0 unless a
+                       nbconvert does with its allow-errors flag; the exit status is then 0 unless a
                        cell timed out, was interrupted or lost its kernel
   --input FILE|-       the eval tool's JSON input ({"cells": [...]}) instead of -c/FILE
   --lang LANG          language of -c cells and of files without a known extension (default py): py or js,
