@@ -209,9 +209,11 @@ describe.skipIf(skipReason !== "")(`the sandbox for an unprivileged user ${skipR
       const run = await execAsUser([...sandbox, "--max-processes", "5"], [py], home, cwd);
       const [errno, count] = run.cells[0]!.text.trim().split(" ").map(Number);
       expect(errno).toBe(11); // EAGAIN: the limit, not the loop's end
-      // As `nobody` nothing else of the user runs, so the count is exact; as the suite's own user it drifts.
-      if (isRoot) expect(count).toBe(5);
-      else expect(count).toBeLessThan(40);
+      // RLIMIT_NPROC counts every process of the user, from those it had when the kernel started: other test
+      // files run processes as `nobody` at the same time, and those that end during the cell leave room. So the
+      // count is at least the limit and well below the loop's 40, but not exact.
+      if (isRoot) expect(count).toBeGreaterThanOrEqual(5);
+      expect(count).toBeLessThan(40);
       const jsRun = await execAsUser([...sandbox, "--max-processes", "5", "--lang", "js"], [js], home, cwd);
       const spawned = Number(jsRun.cells[0]!.text.trim());
       expect(spawned).toBeGreaterThanOrEqual(isRoot ? 5 : 1);
