@@ -49,8 +49,8 @@ export const streamFrame = frame({
   data: z.string(),
 }).meta({ id: "StreamFrame", description: "Stream text of a cell (runners without raw stream pipes)." });
 
-export const displayFrame = frame({
-  type: z.literal("display"),
+/** What a display and a result carry alike: a MIME bundle and how it relates to earlier displays. */
+const bundleFields = {
   id: cellId,
   bundle: mimeBundle,
   metadata: z.record(z.string(), z.unknown()).optional(),
@@ -59,18 +59,17 @@ export const displayFrame = frame({
   /** Replace the earlier outputs with this `displayId` instead of adding one. */
   update: z.boolean().optional(),
   executionCount: z.number().int().nullable().optional(),
-}).meta({ id: "DisplayFrame", description: "A rich output." });
+};
 
-export const resultFrame = frame({
-  type: z.literal("result"),
-  id: cellId,
-  bundle: mimeBundle,
-  metadata: z.record(z.string(), z.unknown()).optional(),
-  displayId: z.string().optional(),
-  update: z.boolean().optional(),
-  executionCount: z.number().int().nullable().optional(),
-  nonce,
-}).meta({ id: "ResultFrame", description: "The value of the cell's last expression." });
+export const displayFrame = frame({ type: z.literal("display"), ...bundleFields }).meta({
+  id: "DisplayFrame",
+  description: "A rich output.",
+});
+
+export const resultFrame = frame({ type: z.literal("result"), ...bundleFields, nonce }).meta({
+  id: "ResultFrame",
+  description: "The value of the cell's last expression.",
+});
 
 export const clearOutputFrame = frame({
   type: z.literal("clear_output"),
