@@ -209,10 +209,10 @@ describe.skipIf(skipReason !== "")(`the sandbox for an unprivileged user ${skipR
       const run = await execAsUser([...sandbox, "--max-processes", "5"], [py], home, cwd);
       const [errno, count] = run.cells[0]!.text.trim().split(" ").map(Number);
       expect(errno).toBe(11); // EAGAIN: the limit, not the loop's end
-      // RLIMIT_NPROC counts every process of the user, from those it had when the kernel started: other test
-      // files run processes as `nobody` at the same time, and those that end during the cell leave room. So the
-      // count is at least the limit and well below the loop's 40, but not exact.
-      if (isRoot) expect(count).toBeGreaterThanOrEqual(5);
+      // RLIMIT_NPROC counts every process of the user from those it had when the kernel started, and other test
+      // files run processes as `nobody` at the same time (starting some, ending others during the cell): the count
+      // drifts around the limit. What holds is that the limit stops the loop (EAGAIN above) well before its 40.
+      expect(count).toBeGreaterThanOrEqual(1);
       expect(count).toBeLessThan(40);
       const jsRun = await execAsUser([...sandbox, "--max-processes", "5", "--lang", "js"], [js], home, cwd);
       const spawned = Number(jsRun.cells[0]!.text.trim());
