@@ -9,19 +9,33 @@ the protocol; the live side does (core/time_travel).
 """
 
 import gc
-import json
 import os
-import socket
 import struct
 import sys
 import _signal as signal
 
 from . import checkpoint_limits
 
+
+class _LazyModule(object):
+    """A standard module imported at its first use. `socket` pulls in enum and `json` pulls in re (together ~8 ms of
+    every kernel's start-up), and most kernels never take a checkpoint."""
+
+    def __init__(self, name):
+        self._name = name
+
+    def __getattr__(self, attr):
+        module = __import__(self._name)
+        globals()[self._name] = module
+        return getattr(module, attr)
+
+
+socket = _LazyModule("socket")
+json = _LazyModule("json")
+
 token = None  # per kernel, made by the root at start-up: names this kernel's sockets
 is_enabled = False  # this kernel runs with checkpoints (a forked session's runner does not)
 is_root = False  # this process is the root: it answers for itself, never over its own socket
-_SO_PEERCRED = getattr(socket, "SO_PEERCRED", 17)
 _CALL_TIMEOUT = 10.0
 checkpoint_pids = set()  # checkpoints this process forked: never "a child process of the cell"
 
@@ -263,7 +277,7 @@ def _read_command(conn, with_fds=False):
     fds = []
     command = None
     try:
-        pid, uid, _ = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, _SO_PEERCRED, struct.calcsize("3i")))
+        pid, uid, _ = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, getattr(socket, "SO_PEERCRED", 17), struct.calcsize("3i")))
         if uid == os.getuid():  # another user's process: abstract sockets have no file permissions to stop it
             data = b""
             while not data.endswith(b"\n") and len(data) < 4096:
