@@ -133,7 +133,10 @@ export class JupyterKernel implements Kernel {
         user_expressions: {},
         // Without a way to answer, the kernel fails input() at once (StdinNotImplementedError), as local kernels do.
         allow_stdin: options.onInputRequest !== undefined,
-        stop_on_error: true,
+        // evalkit stops a call at its first failing cell itself and sends cells one at a time. With true, ipykernel
+        // aborts every execute request that reaches it shortly after an error (its stop-on-error window), so a
+        // cell sent right after a failed one came back "Aborted" without running.
+        stop_on_error: false,
       },
       this.session,
     );

@@ -73,6 +73,12 @@ describe.runIf(isJupyterIntegration && found.length > 0).each(found)(
       expect(outcome.error?.traceback.join("\n")).toContain("bad value");
     });
 
+    it("runs a cell sent right after a failing one (no stop-on-error abort on the server)", async () => {
+      expect((await kernel.execute("raise ValueError('first')")).status).toBe("error");
+      const next = await kernel.execute("40 + 2");
+      expect(next.status).toBe("ok");
+    });
+
     it("fails input() at once when nobody can answer it", async () => {
       const startedAt = performance.now();
       const outcome = await kernel.execute("input('name? ')");
