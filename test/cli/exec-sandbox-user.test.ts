@@ -216,7 +216,8 @@ describe.skipIf(skipReason !== "")(`the sandbox for an unprivileged user ${skipR
       expect(count).toBeLessThan(40);
       const jsRun = await execAsUser([...sandbox, "--max-processes", "5", "--lang", "js"], [js], home, cwd);
       const spawned = Number(jsRun.cells[0]!.text.trim());
-      expect(spawned).toBeGreaterThanOrEqual(isRoot ? 5 : 1);
+      // Same drift as above (other `nobody` processes share the count), so no lower bound: the limit must stop
+      // the loop before its 40.
       expect(spawned).toBeLessThan(isRoot ? 5 + 12 : 40); // the JS kernel's own threads are headroom
     }
   }, 120_000);
