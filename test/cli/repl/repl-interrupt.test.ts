@@ -54,7 +54,9 @@ describe.skipIf(noTmux !== undefined)(titleWithSkip("evalkit repl interrupts", n
   it("completes names and dict keys with Tab from the live namespace", async () => {
     await timed.waitFor(/In \[\d+\]:\s*$/, 30_000);
     timed.type("settings = {'learning_rate': 0.1}; dataframe_rows = 7");
-    await timed.waitForPrompt();
+    // The prompt after this cell, not the one it was typed at (under load the echo can lag, and a Tab sent while
+    // the cell still runs is not a completion).
+    await timed.waitFor(/dataframe_rows = 7\s*\nIn \[\d+\]:\s*$/);
     timed.send("-l", "dataframe_r");
     timed.send("Tab");
     await timed.waitFor(/dataframe_rows\s*$/);
