@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt, ROOT } from "../helpers/build.js";
 import { TEST_PYTHON } from "../helpers/python.js";
 import { sandboxSkipReason } from "../helpers/sandbox.js";
-import { makeReadableCopy } from "../helpers/unprivileged-host.js";
+import { CLI_PARTS, makeReadableCopy } from "../helpers/unprivileged-host.js";
 
 const NOBODY = 65534;
 const isRoot = process.getuid?.() === 0;
@@ -30,20 +30,7 @@ function usablePython(): string | undefined {
 const basicSkipReason =
   sandboxSkipReason !== "" ? sandboxSkipReason : process.platform !== "linux" ? "(skipped: needs Linux)" : "";
 if (basicSkipReason === "" && isRoot) await ensureBuilt();
-const copy =
-  basicSkipReason === "" && isRoot
-    ? makeReadableCopy([
-        "package.json",
-        "bin",
-        "dist",
-        "python",
-        "runner-js",
-        "node_modules/acorn",
-        "node_modules/turndown",
-        "node_modules/turndown-plugin-gfm",
-        "node_modules/@mixmark-io",
-      ])
-    : undefined;
+const copy = basicSkipReason === "" && isRoot ? makeReadableCopy(CLI_PARTS) : undefined;
 const CLI_ROOT = copy?.ok ? copy.dir : ROOT;
 
 /** Why the user cannot run the CLI here, or "". */

@@ -4,6 +4,7 @@ import { chmodSync, chownSync, mkdirSync, mkdtempSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { ROOT } from "./build.js";
+import { CLI_PARTS, makeReadableCopy } from "./unprivileged-host.js";
 
 const NOBODY = 65534;
 const isRoot = process.getuid?.() === 0;
@@ -59,6 +60,14 @@ const asNobody = (argv: string[]) => [
   ...argv,
 ];
 
+/** Where the users run evalkit from: the checkout, or a readable copy of it once listEscapeUsers made one. */
+let cliRoot = ROOT;
+
+/** The CLI the users run (call after listEscapeUsers). */
+export function evalkitBin(): string {
+  return path.join(cliRoot, "bin", "evalkit.js");
+}
+
 /** Root and nobody when the suite runs as root (CI), else the suite's own user; why one is left out. */
 export function listEscapeUsers(): { users: EscapeUser[]; skipped: string[] } {
   if (!isRoot) {
@@ -69,15 +78,21 @@ export function listEscapeUsers(): { users: EscapeUser[]; skipped: string[] } {
   }
   const users = [makeUser("root", 0, (argv) => argv)];
   const skipped: string[] = [];
+  // The checkout may be private (a clone in root's home, mode 700): both users run evalkit from a copy anyone can
+  // read, removed when the test file's process ends.
+  const copy = makeReadableCopy(CLI_PARTS);
+  if (!copy.ok) return { users, skipped: [`nobody (${copy.reason})`] };
+  process.once("exit", copy.cleanup);
+  cliRoot = copy.dir;
   const probe = asNobody([
     process.execPath,
     "-e",
-    `require("fs").accessSync(${JSON.stringify(path.join(ROOT, "dist"))})`,
+    `require("fs").accessSync(${JSON.stringify(path.join(cliRoot, "dist"))})`,
   ]);
   const [command, ...args] = probe as [string, ...string[]];
   if (spawnSync(command, args, { stdio: "ignore" }).status === 0)
     users.push(makeUser("nobody", NOBODY, asNobody));
-  else skipped.push(`nobody (uid ${NOBODY} cannot read ${ROOT} or run setpriv)`);
+  else skipped.push(`nobody (uid ${NOBODY} cannot read ${cliRoot} or run setpriv)`);
   return { users, skipped };
 }
 
@@ -130,7 +145,7 @@ export async function execSandboxed(
   cells: string[],
   options: { cwd: string; home: string; flags?: string[]; env?: Record<string, string> },
 ): Promise<{ cells: ExecCell[]; run: RunResult }> {
-  const argv = [process.execPath, path.join(ROOT, "bin", "evalkit.js"), "exec", "--json", "--sandbox"];
+  const argv = [process.execPath, evalkitBin(), "exec", "--json", "--sandbox"];
   argv.push(...(options.flags ?? []));
   for (const code of cells) argv.push("-c", code);
   const run = await runAs(user, argv, options);
@@ -149,7 +164,7 @@ export async function execSandboxed(
 export function writeScript(user: EscapeUser, name: string, body: string): string {
   const dir = user.makeDir("scripts");
   const file = path.join(dir, `${name}.mjs`);
-  const entry = JSON.stringify(path.join(ROOT, "dist", "index.js"));
+  const entry = JSON.stringify(path.join(cliRoot, "dist", "index.js"));
   writeFileSync(file, `import * as evalkit from ${entry};\n${body}\n`);
   user.own(file);
   return file;

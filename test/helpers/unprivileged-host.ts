@@ -35,6 +35,19 @@ function makeReadable(path: string): void {
   if (stats.isDirectory()) for (const entry of readdirSync(path)) makeReadable(join(path, entry));
 }
 
+/** What the built CLI and library read at run time: a copy of these runs wherever the user can read it. */
+export const CLI_PARTS = [
+  "package.json",
+  "bin",
+  "dist",
+  "python",
+  "runner-js",
+  "node_modules/acorn",
+  "node_modules/turndown",
+  "node_modules/turndown-plugin-gfm",
+  "node_modules/@mixmark-io",
+];
+
 /** A copy of the checkout's `parts` (paths relative to it) in a temp folder everyone can read, or why not. */
 export type ReadableCopy = { ok: true; dir: string; cleanup: () => void } | { ok: false; reason: string };
 

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt, ROOT } from "../helpers/build.js";
 import { TEST_PYTHON } from "../helpers/python.js";
 import { requireOrExplainSkip } from "../helpers/required.js";
+import { CLI_PARTS, makeReadableCopy } from "../helpers/unprivileged-host.js";
 
 const NOBODY = 65534;
 const isRoot = process.getuid?.() === 0;
@@ -28,13 +29,20 @@ function usablePython(): string | undefined {
   return undefined;
 }
 
+// As root, the host runs from a copy `nobody` can read: the checkout may be private (a clone in /root, mode 700).
+const isLinux = process.platform === "linux";
+if (isRoot && isLinux) await ensureBuilt();
+const copy = isRoot && isLinux ? makeReadableCopy(CLI_PARTS) : undefined;
+const CLI_ROOT = copy?.ok ? copy.dir : ROOT;
+
 function userSkipReason(): string | undefined {
-  if (process.platform !== "linux") return "needs Linux";
-  const files = [path.join(ROOT, "bin", "evalkit.js"), path.join(ROOT, "python")];
+  if (!isLinux) return "needs Linux";
+  if (copy?.ok === false) return copy.reason;
+  const files = [path.join(CLI_ROOT, "bin", "evalkit.js"), path.join(CLI_ROOT, "python")];
   const readable = `for (const f of ${JSON.stringify(files)}) require("fs").accessSync(f, require("fs").constants.R_OK)`;
   const [command, ...args] = asUser([process.execPath, "-e", readable]) as [string, ...string[]];
   if (spawnSync(command, args, { stdio: "ignore" }).status !== 0)
-    return `uid ${NOBODY} cannot read ${ROOT} or setpriv is missing`;
+    return `uid ${NOBODY} cannot read ${CLI_ROOT} or setpriv is missing`;
   return usablePython() === undefined ? `uid ${NOBODY} can run no Python here` : undefined;
 }
 
@@ -46,7 +54,10 @@ beforeAll(async () => {
   if (isRoot) chownSync(work, NOBODY, NOBODY);
   if (skipReason === undefined) await ensureBuilt();
 }, 180_000);
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+afterAll(() => {
+  rmSync(work, { recursive: true, force: true });
+  if (copy?.ok) copy.cleanup();
+});
 
 /** Runs a command as the user; a host frozen for good is killed at `limitMs`. */
 function runAsUser(
@@ -82,7 +93,7 @@ function runAsUser(
 
 const cli = (args: string[]) => [
   process.execPath,
-  path.join(ROOT, "bin", "evalkit.js"),
+  path.join(CLI_ROOT, "bin", "evalkit.js"),
   "exec",
   "--json",
   ...args,
@@ -117,7 +128,7 @@ console.log("after the forged marker");`;
     const script = path.join(work, "host.mjs");
     writeFileSync(
       script,
-      `import { createEvalTool } from ${JSON.stringify(path.join(ROOT, "dist", "index.js"))};
+      `import { createEvalTool } from ${JSON.stringify(path.join(CLI_ROOT, "dist", "index.js"))};
 const tool = createEvalTool({ python: process.env.EVALKIT_PYTHON, js: false, handlers: { tools: { big: () => 10n } } });
 const code = "import os\\ntry:\\n    tool.big()\\nexcept Exception as e:\\n    print(type(e).__name__)\\nprint(sorted(k for k in os.environ if 'DB_PASS' in k or 'GITHUB_PAT' in k))";
 const result = await tool.execute({ cells: [{ code }] });

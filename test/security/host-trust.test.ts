@@ -2,10 +2,11 @@
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureBuilt, ROOT } from "../helpers/build.js";
+import { ensureBuilt } from "../helpers/build.js";
 import {
   ESCAPE_ROOT,
   type EscapeUser,
+  evalkitBin,
   execSandboxed,
   listEscapeUsers,
   runAs,
@@ -26,7 +27,7 @@ afterAll(async () => {
   rmSync(ESCAPE_ROOT, { recursive: true, force: true });
 });
 
-const CLI = path.join(ROOT, "bin", "evalkit.js");
+const CLI = evalkitBin();
 
 describe.skipIf(sandboxSkipReason !== "")(`escapes through the host ${sandboxSkipReason}`, () => {
   describe.each(users)("as $name", (user: EscapeUser) => {
