@@ -75,10 +75,7 @@ class _Root(object):
                 continue
             for fd, _ in events:
                 if fd == wake_r:
-                    try:
-                        os.read(wake_r, 512)
-                    except OSError:
-                        pass
+                    checkpoints.drain_wakeup(wake_r)
                 elif fd == listener:
                     self._answer()
                 elif fd == stdin and self.live is None:

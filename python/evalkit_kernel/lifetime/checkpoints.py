@@ -115,6 +115,14 @@ def tell(name, command):
         sock.close()
 
 
+def drain_wakeup(fd):
+    """Empties a signal wake-up pipe (set_wakeup_fd): the poll loops only need to know that a signal came."""
+    try:
+        os.read(fd, 512)
+    except OSError:
+        pass
+
+
 def reply(conn, value):
     try:
         conn.sendall((json.dumps(value) + "\n").encode("utf-8"))
@@ -209,10 +217,7 @@ def park(listener):
             continue
         for fd, _ in events:
             if fd == wake_r:
-                try:
-                    os.read(wake_r, 512)
-                except OSError:
-                    pass
+                drain_wakeup(wake_r)
                 for pid, code, sig in reap_children():
                     try:
                         ask(None, "died %d %s %s" % (pid, code, sig), timeout=2.0)
