@@ -31,6 +31,16 @@ export interface ExecuteOptions {
   silent?: boolean;
   /** Count the cell in the execution counter and history (default true). */
   storeHistory?: boolean;
+  /**
+   * Milliseconds between the interrupt an aborted `signal` sends and the kill of a cell that did not stop. The
+   * kernel client is the one place that escalates; the caller resolves the value once (default: the runtime's).
+   */
+  interruptGraceMs?: number;
+  /**
+   * Keep the cell's outputs in `ExecuteOutcome.outputs` (default true). A caller that keeps every output it
+   * receives through `onOutput` passes false, so a cell's output is retained once.
+   */
+  retainOutputs?: boolean;
 }
 
 /** How a cell that reached its end finished. A kernel that dies instead makes `execute` reject. */
@@ -100,6 +110,18 @@ export interface KernelCheckpoints {
   killInterpreter?(): Promise<boolean>;
 }
 
+/** Where to replace `code.slice(start, cursor)` and with what (tab completion). */
+export interface CompletionReply {
+  start: number;
+  matches: string[];
+}
+
+/** Whether `code` is a whole statement (interactive front ends), and the indent to offer when it is not. */
+export interface CompletenessReply {
+  status: "complete" | "incomplete" | "invalid";
+  indent: string;
+}
+
 /** One retained interpreter. */
 export interface Kernel {
   /** Present when the kernel can take checkpoints (docs/checkpoints.md). */
@@ -114,4 +136,8 @@ export interface Kernel {
   shutdown(): Promise<KernelExit | undefined>;
   /** Registers a listener for the kernel's exit; returns a function that removes it. */
   onExit(listener: (exit: KernelExit) => void): () => void;
+  /** Tab completion at `cursor` (UTF-16 units) from the live state; no matches when the kernel is gone. */
+  complete?(code: string, cursor?: number): Promise<CompletionReply>;
+  /** Is `code` a whole statement? Present only when the runtime can tell. */
+  isComplete?(code: string): Promise<CompletenessReply>;
 }
