@@ -37,6 +37,8 @@ export async function runReplCell(
   context: CellRunContext,
 ): Promise<CellRunResult> {
   const { kernels, terminal, render } = context;
+  // A kernel that ended since the last cell (killed from outside, evicted) is replaced by one counting from 1.
+  if (!(await kernels.isAlive(language))) kernels.nextCount[language] = 1;
   const spinner = new Spinner(terminal, render);
   const printer = new CellPrinter({
     terminal,

@@ -134,6 +134,24 @@ describe("REPL kernels", () => {
     expect(await kernels.isAlive("py")).toBe(true);
   });
 
+  it("replaces a kernel killed from outside between cells and says so on the next cell", async () => {
+    const kernels = open();
+    const { pid } = await kernels.startPython();
+    process.kill(pid ?? 0, "SIGKILL");
+    expect(await waitFor(() => !isProcessAlive(pid ?? 0))).toBe(true);
+    // The host learns of the death when the kernel's process tree is gone.
+    let isAlive = true;
+    for (let i = 0; i < 100 && isAlive; i += 1) {
+      isAlive = await kernels.isAlive("py");
+      if (isAlive) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(isAlive).toBe(false);
+    const outcome = await run(kernels, "1 + 1");
+    expect(outcome.status).toBe("ok");
+    expect(outcome.notices.join("\n")).toMatch(/kernel restarted: .*state was lost/);
+    expect(await kernels.isAlive("py")).toBe(true);
+  });
+
   it("asks the Python kernel whether a cell is whole, and acorn for JavaScript", async () => {
     const kernels = open();
     // No kernel yet: nothing to ask, so the line runs as typed.
