@@ -1,14 +1,13 @@
 // `evalkit repl`: the interactive terminal front end — prompt, commands, cells, and a clean shutdown.
 import { realpathSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { CellLanguage, CheckpointDetails } from "../../contracts/cell-result.js";
+import type { CellLanguage } from "../../contracts/cell-result.js";
 import { EvalkitError, isEvalkitError } from "../../errors.js";
 import { createArtifactStore } from "../../output/artifact-store.js";
 import { createPalette, shouldUseColor } from "../../render/color.js";
 import type { InteractiveRenderOptions } from "../../render/interactive-render.js";
 import { resolveEvalkitHome } from "../../runtime/evalkit-home.js";
 import { describeWeakMemoryLimit } from "../../runtime/sandbox-layers.js";
-import { describeCheckpoints } from "../../tool/time-travel-call.js";
 import { parseReplArgs, REPL_USAGE, type ReplArgs, replSandbox } from "./args.js";
 import type { LastCellOutput } from "./cell-output.js";
 import { CLEAR_SCREEN, parseReplCommand, REPL_HELP, renderMore } from "./commands.js";
@@ -19,6 +18,7 @@ import { LineInput } from "./line-input.js";
 import { formatPrompts, isReplCommand, readCell } from "./read-cell.js";
 import { runReplCell } from "./run-cell.js";
 import { TerminalOutput } from "./terminal.js";
+import { runTimeTravel, type TimeTravelCommand } from "./time-travel.js";
 
 /** Runs the REPL until :quit / Ctrl-D / end of input; resolves to the exit status. */
 export async function runRepl(argv: string[]): Promise<number> {
@@ -238,22 +238,10 @@ class ReplSession {
   }
 
   /** `:checkpoint NAME`, `:restore NAME`, `:undo`, `:checkpoints` (docs/checkpoints.md). */
-  private async travel(command: { kind: "checkpoint" | "restore" | "undo" | "checkpoints"; name?: string }) {
+  private async travel(command: TimeTravelCommand): Promise<void> {
     const palette = createPalette(this.render);
     try {
-      const report = await this.kernels.withCheckpoints(async (book, notices): Promise<CheckpointDetails> => {
-        if (command.kind === "checkpoint") {
-          await book.take(command.name ?? "", notices);
-          return book.report({ taken: command.name ?? "", notices });
-        }
-        if (command.kind === "restore") {
-          await book.restore(command.name ?? "");
-          return book.report({ restored: command.name ?? "", notices });
-        }
-        if (command.kind === "undo") return book.report({ restored: await book.undo(), notices });
-        return book.report({ notices });
-      });
-      this.terminal.write(`${palette.dim(describeCheckpoints(report))}\n`);
+      this.terminal.write(`${palette.dim(await runTimeTravel(this.kernels, command))}\n`);
     } catch (err) {
       const message = isEvalkitError(err) ? `${err.message} [${err.code}]` : String(err);
       this.terminal.write(`${palette.boldRed(`evalkit: ${message}`)}\n`);
