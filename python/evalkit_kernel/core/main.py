@@ -10,6 +10,7 @@ from .. import PROTOCOL_VERSION
 from . import bridge
 from ..lifetime import fork_guard
 from ..lifetime import guard
+from ..lifetime import idle_memory
 from . import hooks
 from ..lifetime import limits
 from ..lifetime import reaper
@@ -47,7 +48,10 @@ def main(config=None):
     # High, close-on-exec numbers: a cell that closes low descriptors and opens files cannot take them over.
     proto_out = move_high(os.dup(1))
     proto_in = move_high(os.dup(0))
-    guard.start(proto_out)  # before any thread exists: ends the kernel with the host even if C code holds the GIL
+    if not config.get("hostGuard"):
+        # Before any thread exists: ends the kernel with the host even if C code holds the GIL. A local host
+        # runs one guard for all its kernels instead (python/host_guard.py), so an idle kernel is one process.
+        guard.start(proto_out)
     reaper.install()  # daemons a cell double-forks stay our descendants, so the kernel's end takes them along
     enlarge_pipe(proto_out)  # a 1 MB image frame then leaves in one write instead of 16 hand-offs
     _keep_fatal_errors_visible()
@@ -90,6 +94,7 @@ def main(config=None):
     limits.apply_process_limit(config.get("limits"))  # last: the runner's own threads are not the cell's N
     if is_first:
         _announce_ready()
+    idle_memory.release()  # after `ready`: the host's first request waits in the pipe meanwhile
     _serve(requests, gate)
 
 

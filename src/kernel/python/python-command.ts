@@ -1,7 +1,8 @@
 // How a Python kernel is started: the spawn command (launcher or sandbox prefix), its environment additions and
-// the configuration the runner reads from its bundle. No process is started here.
+// the configuration the runner reads from its bundle. No kernel is started here (the host's guard may be).
 import { join } from "node:path";
 import { resolveEvalkitHome } from "../../runtime/evalkit-home.js";
+import { ensureHostGuard } from "../../runtime/host-guard.js";
 import { packagePath } from "../../runtime/package-root.js";
 import { buildSandboxArgv } from "../../runtime/sandbox-argv.js";
 import type { KernelLayers } from "../../runtime/sandbox-layers.js";
@@ -10,7 +11,7 @@ import type { ResolvedSandbox } from "../../runtime/sandbox-types.js";
 import { countOwnProcesses } from "../process-tree.js";
 import { quoteForShell, shouldShellQuote } from "../shell-quote.js";
 import type { PythonKernelOptions } from "./python-kernel-options.js";
-import { loadBootstrap } from "./runner-bundle.js";
+import { RUNNER_LOADER, RUNNER_PS_LABEL } from "./runner-bundle.js";
 
 /** The process a forked session starts: it hands its stdio to a checkpoint of the kernel forked from. */
 const FORK_RELAY_SCRIPT = packagePath("python", "fork_relay.py");
@@ -90,7 +91,7 @@ function withMallocTuning(base: Record<string, string>): {
   return { env, added };
 }
 
-/** `python -u -c <bootstrap>`, behind the launcher or the sandbox prefix when there is one. */
+/** `python -u -c <loader> evalkit-kernel python` (the bootstrap comes on stdin), behind the launcher or the sandbox prefix when there is one. */
 function buildPythonCommand(
   options: PythonStartOptions,
   bwrap?: SandboxFeatures,
@@ -103,7 +104,7 @@ function buildPythonCommand(
       args: ["-I", "-S", FORK_RELAY_SCRIPT, options.forkOf.token, options.forkOf.name],
     };
   }
-  const pythonArgs = [...(options.args ?? []), "-u", "-c", loadBootstrap()];
+  const pythonArgs = [...(options.args ?? []), "-u", "-c", RUNNER_LOADER, ...RUNNER_PS_LABEL];
   const launcher = bwrap === undefined ? options.launcher : buildSandboxPrefix(options, bwrap, layers);
   if (!launcher || launcher.length === 0) return { command: options.python, args: pythonArgs };
   const [command, ...prefix] = launcher as [string, ...string[]];
@@ -139,6 +140,17 @@ function buildSandboxPrefix(
 }
 
 /**
+ * True when a kernel with `options` is covered by the host's one guard (started here if it is not running), so
+ * its runner starts no guard of its own. Local kernels only: a remote runner (behind a launcher such as ssh)
+ * keeps its own guard, beside it on the far machine, watching its protocol pipe. A sandboxed kernel is also
+ * ended by bwrap (--die-with-parent, its own PID namespace); registering bwrap costs nothing more.
+ */
+export function usesHostGuard(options: PythonStartOptions): boolean {
+  if (options.launcher?.length || options.forkOf !== undefined) return false;
+  return ensureHostGuard(options.python, options.env ?? (process.env as Record<string, string>));
+}
+
+/**
  * What the runner reads from its bundle's `config` (docs/protocol.md): cwd, variables to drop, limits, how
  * interrupts reach it, where its compiled-code cache lives. `processesBase`: the host's tasks when a sandboxed
  * kernel with a process limit started (inside, the runner counts only its own).
@@ -156,6 +168,7 @@ function buildRunnerConfig(
     config.limits = limits;
   }
   if (options.sandbox) config.interruptGroup = true;
+  if (usesHostGuard(options)) config.hostGuard = true;
   if (options.checkpoints === true && !options.launcher?.length) config.checkpoints = true;
   const cache = options.codeCacheDir;
   if (typeof cache === "string") config.codeCache = cache;

@@ -2,6 +2,7 @@
 // exit classification and the end through the shared kill ladder. PythonKernel drives cells over it.
 import { type ChildProcess, spawn } from "node:child_process";
 import { EvalkitError } from "../../errors.js";
+import { registerHostKernel, unregisterHostKernel } from "../../runtime/host-guard.js";
 import { openSeccompStdio } from "../../runtime/sandbox-argv.js";
 import type { KernelCgroup } from "../../runtime/sandbox-cgroup.js";
 import { createRandomToken } from "../../text/random-tokens.js";
@@ -76,6 +77,10 @@ export class PythonKernelProcess {
       });
     } finally {
       seccomp.close();
+    }
+    // Local kernels: the host's one guard ends this one's tree if the host dies (python-command.ts decides).
+    if (this.child.pid !== undefined && !options.launcher?.length && options.forkOf === undefined) {
+      registerHostKernel(this.child.pid, this.tag);
     }
     this.child.stdout?.on("data", (chunk: Buffer) => this.onStdout(chunk));
     this.child.stderr?.on("data", (chunk: Buffer) => this.onStderr(chunk));
@@ -256,6 +261,7 @@ export class PythonKernelProcess {
     // Children the cell left in the group (the runner was killed before it could take them along), and
     // those that left the group (own session, orphaned background jobs), found by the tag they inherited.
     reapKernelTree(this.child, this.tag);
+    if (this.child.pid !== undefined) unregisterHostKernel(this.child.pid);
     this.events.onExit(exit);
   }
 }
