@@ -104,6 +104,24 @@ async function measureEvalkit() {
   return { processes: pids.length, perSession: total / sessions, byCommand };
 }
 
+/** The floor: N bare interpreters (`python -u -c <read stdin>`, site imported as in a kernel), idle. */
+async function measureBarePython(count) {
+  const children = [];
+  try {
+    for (let i = 0; i < count; i++) {
+      children.push(
+        spawn(python, ["-u", "-c", "import sys; sys.stdin.read()"], { stdio: ["pipe", "ignore", "ignore"] }),
+      );
+    }
+    await sleep(1500);
+    let total = 0;
+    for (const child of children) total += pssOf(child.pid);
+    return total / count;
+  } finally {
+    for (const child of children) child.kill("SIGKILL");
+  }
+}
+
 /** K ipykernel processes (`python -m ipykernel_launcher -f conn.json`), idle after start-up. */
 async function measureIpykernel(count) {
   if (count <= 0) return undefined;
@@ -150,6 +168,7 @@ const version = await new Promise((done) => {
   child.on("close", () => done(text.trim() || "?"));
 });
 const evalkit = await measureEvalkit();
+const bare = await measureBarePython(sessions);
 const ipykernel = await measureIpykernel(ipykernelSessions);
 const result = {
   when: new Date().toISOString(),
@@ -157,6 +176,7 @@ const result = {
   sessions,
   processesPerSession: evalkit.processes / sessions,
   pssPerSessionMb: Number(mb(evalkit.perSession)),
+  barePythonPssMb: Number(mb(bare)),
   ipykernelPssMb: ipykernel === undefined ? null : Number(mb(ipykernel)),
 };
 if (argv.includes("--json")) process.stdout.write(`${JSON.stringify(result)}\n`);
@@ -166,12 +186,14 @@ else {
     log(`  ${String(entry.count).padStart(4)} x ${mb(entry.pss / entry.count)} MB  ${command}`);
   }
   log(`processes per session: ${result.processesPerSession.toFixed(2)}`);
-  log(`PSS per idle session: ${result.pssPerSessionMb} MB`);
+  log(
+    `PSS per idle session: ${result.pssPerSessionMb} MB (a bare interpreter: ${result.barePythonPssMb} MB)`,
+  );
   if (ipykernel !== undefined)
     log(`ipykernel (${ipykernelSessions} kernels): ${result.ipykernelPssMb} MB each`);
 }
 if (argv.includes("--write")) {
   const file = join(here, "RESULTS-idle-memory.md");
-  const row = `| ${result.when.slice(0, 16)} | ${result.python} | ${sessions} | ${result.processesPerSession.toFixed(2)} | ${result.pssPerSessionMb} MB | ${result.ipykernelPssMb ?? "-"} MB |\n`;
+  const row = `| ${result.when.slice(0, 16)} | ${result.python} | ${sessions} | ${result.processesPerSession.toFixed(2)} | ${result.pssPerSessionMb} MB | ${result.barePythonPssMb} MB | ${result.ipykernelPssMb ?? "-"} MB |\n`;
   appendFileSync(file, row);
 }

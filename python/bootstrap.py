@@ -30,21 +30,26 @@ def _evalkit_boot():
         def get_source(self, name):
             return mods[name]
         def forget_sources(self):
-            """Drops the sources of the modules imported so far (tracebacks then show file and line only)."""
+            """Drops the sources no longer needed: imported modules', and those in the code cache (an idle
+            kernel's memory; tracebacks through evalkit's own code then show file and line only)."""
             for name in mods:
-                if name in sys.modules:
+                if name in sys.modules or os.path.exists(self.cache_path(name) or "\0"):
                     mods[name] = None
+        def cache_path(self, name):
+            key = hashes.get(name)
+            return cache and key and os.path.join(cache, "%s-%s-%s.bin" % (name, key, _TAG))
         def is_package(self, name):
             return name in pkgs
         def get_code(self, name):
-            key = hashes.get(name)
-            path = cache and key and os.path.join(cache, "%s-%s-%s.bin" % (name, key, _TAG))
+            path = self.cache_path(name)
             if path:
                 try:
                     with open(path, "rb") as f:
                         return _marshal.loads(f.read())
                 except Exception:
                     pass
+            if mods[name] is None:  # its source was dropped for the cached code, which is gone since
+                raise ImportError("evalkit: the compiled code of %s is gone from the cache" % name, name=name)
             code = compile(mods[name], self.get_filename(name), "exec", dont_inherit=True)
             if path:
                 try:  # atomic: concurrent kernels write the same bytes; readers never see a partial file

@@ -34,15 +34,7 @@ HOST_CHECK_MS = 1000
 guard_pid = None
 
 
-def prctl(option, value):
-    """prctl(2) through _ctypes (no `ctypes` import: ~5 ms of start-up); False when unavailable."""
-    try:
-        import _ctypes
-
-        handle = _ctypes.dlopen(None)
-        return _ctypes.call_function(_ctypes.dlsym(handle, "prctl"), (option, value, 0, 0, 0)) == 0
-    except Exception:
-        return False
+prctl = process_tree.prctl
 
 
 def start(protocol_fd):
