@@ -25,7 +25,7 @@ const kernels = new Map<number, string>();
  * keeps the host alive. Its stdin is the one pipe whose EOF tells it the host is gone.
  */
 export function ensureHostGuard(python: string, env: Record<string, string | undefined>): boolean {
-  if (process.platform !== "linux") return false; // the guard finds trees through /proc
+  if (!isHostGuardSupported()) return false;
   if (guard?.isAlive) return true;
   let child: ChildProcess;
   try {
@@ -56,10 +56,25 @@ export function ensureHostGuard(python: string, env: Record<string, string | und
   return true;
 }
 
-/** Registers a kernel's runner (which leads its process group) and the tag its processes inherit. */
-export function registerHostKernel(pid: number, tag: string): void {
+/** True where the guard can run: it finds kernel trees through /proc. */
+export function isHostGuardSupported(): boolean {
+  return process.platform === "linux";
+}
+
+/**
+ * Registers a kernel's runner (which leads its process group) and the tag its processes inherit, starting the
+ * guard first if it does not run (with `python` and `env`, the kernel's). Called right after the kernel's spawn,
+ * so the guard's start overlaps the kernel's instead of delaying it.
+ */
+export function registerHostKernel(
+  pid: number,
+  tag: string,
+  python: string,
+  env: Record<string, string | undefined>,
+): void {
   kernels.set(pid, tag);
-  writeLine(`add ${pid} ${tag}`);
+  if (guard?.isAlive) writeLine(`add ${pid} ${tag}`);
+  else ensureHostGuard(python, env); // writes every registered kernel, this one included
 }
 
 /** The kernel ended (the host took care of its tree): the guard forgets it. */

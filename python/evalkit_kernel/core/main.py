@@ -44,9 +44,10 @@ def main(config=None):
     # High, close-on-exec numbers: a cell that closes low descriptors and opens files cannot take them over.
     proto_out = move_high(os.dup(1))
     proto_in = move_high(os.dup(0))
-    if not config.get("hostGuard"):
-        # Before any thread exists: ends the kernel with the host even if C code holds the GIL. A local host
-        # runs one guard for all its kernels instead (python/host_guard.py), so an idle kernel is one process.
+    if not config.get("guardedOutside"):
+        # Before any thread exists: ends the kernel with the host even if C code holds the GIL. Only where nothing
+        # outside does: a local host runs one guard for all its kernels (python/host_guard.py), a sandbox ends
+        # with its host (bwrap --die-with-parent), so an idle kernel there is one process.
         from ..lifetime import guard
 
         guard.start(proto_out)

@@ -1,8 +1,8 @@
 // How a Python kernel is started: the spawn command (launcher or sandbox prefix), its environment additions and
-// the configuration the runner reads from its bundle. No kernel is started here (the host's guard may be).
+// the configuration the runner reads from its bundle. No process is started here.
 import { join } from "node:path";
 import { resolveEvalkitHome } from "../../runtime/evalkit-home.js";
-import { ensureHostGuard } from "../../runtime/host-guard.js";
+import { isHostGuardSupported } from "../../runtime/host-guard.js";
 import { packagePath } from "../../runtime/package-root.js";
 import { buildSandboxArgv } from "../../runtime/sandbox-argv.js";
 import type { KernelLayers } from "../../runtime/sandbox-layers.js";
@@ -140,14 +140,18 @@ function buildSandboxPrefix(
 }
 
 /**
- * True when a kernel with `options` is covered by the host's one guard (started here if it is not running), so
- * its runner starts no guard of its own. Local kernels only: a remote runner (behind a launcher such as ssh)
- * keeps its own guard, beside it on the far machine, watching its protocol pipe. A sandboxed kernel is also
- * ended by bwrap (--die-with-parent, its own PID namespace); registering bwrap costs nothing more.
+ * Who ends a kernel's tree when its host dies, besides the runner itself: "host-guard" (local kernels: the
+ * host's one guard, python/host_guard.py, which the kernel process registers with once spawned), "sandbox"
+ * (bwrap's --die-with-parent ends the kernel's PID namespace, so nothing outlives it; the guard is not run
+ * with a sandboxed kernel's interpreter, which may lie where cells write), or "runner" (a remote runner behind
+ * a launcher such as ssh starts its own guard on the far machine, watching its protocol pipe).
  */
-export function usesHostGuard(options: PythonStartOptions): boolean {
-  if (options.launcher?.length || options.forkOf !== undefined) return false;
-  return ensureHostGuard(options.python, options.env ?? (process.env as Record<string, string>));
+export function chooseKernelGuard(
+  options: Pick<PythonStartOptions, "launcher" | "forkOf" | "sandbox">,
+): "host-guard" | "sandbox" | "runner" {
+  if (options.launcher?.length || options.forkOf !== undefined) return "runner";
+  if (options.sandbox) return "sandbox";
+  return isHostGuardSupported() ? "host-guard" : "runner";
 }
 
 /**
@@ -168,7 +172,8 @@ function buildRunnerConfig(
     config.limits = limits;
   }
   if (options.sandbox) config.interruptGroup = true;
-  if (usesHostGuard(options)) config.hostGuard = true;
+  // The runner starts no guard of its own when something outside it ends its tree with the host.
+  if (chooseKernelGuard(options) !== "runner") config.guardedOutside = true;
   if (options.checkpoints === true && !options.launcher?.length) config.checkpoints = true;
   const cache = options.codeCacheDir;
   if (typeof cache === "string") config.codeCache = cache;

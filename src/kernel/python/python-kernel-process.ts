@@ -20,6 +20,7 @@ import {
 } from "../runner-frames.js";
 import { unwrapSandboxExit } from "../sandbox-exit.js";
 import { withStartDeadline } from "../start-deadline.js";
+import { chooseKernelGuard } from "./python-command.js";
 import {
   describeLimitDeath,
   describeLostConnection,
@@ -79,8 +80,8 @@ export class PythonKernelProcess {
       seccomp.close();
     }
     // Local kernels: the host's one guard ends this one's tree if the host dies (python-command.ts decides).
-    if (this.child.pid !== undefined && !options.launcher?.length && options.forkOf === undefined) {
-      registerHostKernel(this.child.pid, this.tag);
+    if (this.child.pid !== undefined && chooseKernelGuard(options) === "host-guard") {
+      registerHostKernel(this.child.pid, this.tag, options.python, env);
     }
     this.child.stdout?.on("data", (chunk: Buffer) => this.onStdout(chunk));
     this.child.stderr?.on("data", (chunk: Buffer) => this.onStderr(chunk));
