@@ -4,6 +4,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { JsKernel } from "../../src/kernel/js/js-kernel.js";
 import { PythonKernel } from "../../src/kernel/python/python-kernel.js";
 import { HOST_GUARD_SCRIPT, hostGuardPid } from "../../src/runtime/host-guard.js";
 import { findProcesses, isProcessAlive, waitFor } from "../helpers/processes.js";
@@ -93,6 +94,22 @@ describe("the host guard", () => {
         const outcome = await kernel.execute("import sys; print(sys.argv)");
         const text = outcome.outputs.map((output) => ("text" in output ? output.text : "")).join("");
         expect(text).toBe("['-c']\n");
+      } finally {
+        await kernel.shutdown();
+      }
+    },
+    60_000,
+  );
+
+  it.skipIf(!isLinux)(
+    "shows a JS kernel's node in ps as `evalkit-kernel js`",
+    async () => {
+      const kernel = new JsKernel();
+      try {
+        const outcome = await kernel.execute("process.pid");
+        const result = outcome.outputs.find((output) => output.type === "result");
+        const pid = Number(result?.type === "result" ? result.data["text/plain"] : 0);
+        expect(commandLine(pid).filter(Boolean)).toEqual(["evalkit-kernel js"]);
       } finally {
         await kernel.shutdown();
       }
