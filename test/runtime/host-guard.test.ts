@@ -83,6 +83,24 @@ describe("the host guard", () => {
   );
 
   it.skipIf(!isLinux)(
+    "leaves a kernel behind a launcher its own guard, since the host's guard cannot see a remote tree",
+    async () => {
+      const kernel = new PythonKernel({ python: TEST_PYTHON, launcher: ["env"] });
+      try {
+        await kernel.start();
+        await kernel.execute("1+1");
+        const guards = childrenOf(kernel.info?.pid ?? 0).filter((pid) =>
+          commandLine(pid).some((arg) => arg.includes("<evalkit guard>")),
+        );
+        expect(guards).toHaveLength(1);
+      } finally {
+        await kernel.shutdown();
+      }
+    },
+    60_000,
+  );
+
+  it.skipIf(!isLinux)(
     "shows a kernel in ps as a short command line that says what it is, while cells see sys.argv ['-c']",
     async () => {
       const kernel = new PythonKernel({ python: TEST_PYTHON });

@@ -1,5 +1,9 @@
 """A tiny watchdog process that ends the kernel and everything it started when the host goes away.
 
+Started only when nothing outside the runner does this job (`config.guardedOutside` unset): a runner behind a
+launcher such as ssh, whose tree no local process can see. A local host runs one guard for all its kernels
+(python/host_guard.py), and a sandbox ends with its host (bwrap --die-with-parent).
+
 The runner notices its host's death through EOF on stdin or a changed parent, but both checks are Python
 threads: they need the GIL, so a cell stuck in C code that holds it (a catastrophic regex, a huge sort) would
 keep the kernel alive forever. The guard is a small interpreter the runner starts at start-up (posix_spawn of
