@@ -2,7 +2,7 @@
 // PSS summed over every process the host started for them (runners, guards, parents), divided by N.
 // Flags: --sessions N (50), --python PATH (/usr/bin/python3), --root DIR (the package whose dist/ to load: an
 //        older build to compare), --ipykernel K (K ipykernel sessions for comparison, 5; 0 skips),
-//        --write (append a row to bench/RESULTS-idle-memory.md), --json.
+//        --write (append a row to the table of bench/RESULTS-idle-memory.md), --json.
 import { spawn } from "node:child_process";
 import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -194,6 +194,7 @@ else {
 }
 if (argv.includes("--write")) {
   const file = join(here, "RESULTS-idle-memory.md");
-  const row = `| ${result.when.slice(0, 16)} | ${result.python} | ${sessions} | ${result.processesPerSession.toFixed(2)} | ${result.pssPerSessionMb} MB | ${result.barePythonPssMb} MB | ${result.ipykernelPssMb ?? "-"} MB |\n`;
+  const build = option("--root", "") === "" ? "this build" : root;
+  const row = `| ${result.when.slice(11, 16)} | ${build} | ${result.python} | ${sessions} | ${result.processesPerSession.toFixed(2)} | ${result.pssPerSessionMb} MB | ${result.barePythonPssMb} MB | ${result.ipykernelPssMb === null ? "-" : `${result.ipykernelPssMb} MB`} |\n`;
   appendFileSync(file, row);
 }

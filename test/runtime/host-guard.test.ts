@@ -163,6 +163,26 @@ describe("the host guard", () => {
   );
 
   it.skipIf(!isLinux)(
+    "starts a new guard that knows every live kernel when the old one was killed, and it ends them with the host",
+    async () => {
+      const { host, out } = startHost("host-guard-script.ts", "2", "kill-guard");
+      expect(await waitFor(() => /^BUSY \d+ \d+$/m.test(out()), 60_000)).toBe(true);
+      const [killed = 0] = numbersAfter(out(), "KILLED");
+      const [guard = 0] = numbersAfter(out(), "GUARD");
+      const runners = numbersAfter(out(), "RUNNERS");
+      const [, busyChild = 0] = numbersAfter(out(), "BUSY");
+      const all = [guard, ...runners, busyChild];
+      strays.push(...all);
+      expect(guard).not.toBe(killed);
+      expect(runners).toHaveLength(3); // two before the old guard died, one after
+      expect(all.every((pid) => pid > 1 && isProcessAlive(pid))).toBe(true);
+      host.kill("SIGKILL");
+      expect(await waitFor(() => all.every((pid) => !isProcessAlive(pid)), 20_000)).toBe(true);
+    },
+    90_000,
+  );
+
+  it.skipIf(!isLinux)(
     "ends all 100 kernels of a host that is SIGKILLed",
     async () => {
       const { host, out } = startHost("host-guard-script.ts", "100");
