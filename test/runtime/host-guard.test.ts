@@ -75,6 +75,11 @@ describe("the host guard", () => {
         expect(guard).toBeDefined();
         expect(commandLine(guard ?? 0)).toContain(HOST_GUARD_SCRIPT);
         expect(findProcesses("evalkit-host-guard", ` ${process.pid}`)).toEqual([guard]);
+        // It outlives the kernel that started it: each kernel's end (its tree, its tag) spares the guard.
+        await Promise.all(kernels.map((kernel) => kernel.shutdown()));
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        expect(isProcessAlive(guard ?? 0)).toBe(true);
+        expect(hostGuardPid()).toBe(guard);
       } finally {
         await Promise.all(kernels.map((kernel) => kernel.shutdown()));
       }

@@ -81,7 +81,8 @@ export class PythonKernelProcess {
     }
     // Local kernels: the host's one guard ends this one's tree if the host dies (python-command.ts decides).
     if (this.child.pid !== undefined && chooseKernelGuard(options) === "host-guard") {
-      registerHostKernel(this.child.pid, this.tag, options.python, env);
+      // The guard gets the environment without this kernel's tag: the tag scan at this kernel's end must spare it.
+      registerHostKernel(this.child.pid, this.tag, options.python, command.env);
     }
     this.child.stdout?.on("data", (chunk: Buffer) => this.onStdout(chunk));
     this.child.stderr?.on("data", (chunk: Buffer) => this.onStderr(chunk));
