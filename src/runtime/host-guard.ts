@@ -19,8 +19,10 @@ let guard: RunningGuard | undefined;
 const kernels = new Map<number, string>();
 
 /**
- * Starts the host's guard unless it runs (lazily, with the first local kernel); true when it runs. Started by
- * `python` (the kernel's interpreter) with `env` (the kernel's, already filtered), in a session of its own so
+ * Starts the host's guard unless it runs (lazily, once the first local kernel is `ready`); true when it runs.
+ * Started by `python`, the interpreter binary the kernel's `ready` frame names (so never a wrapper script or a
+ * shim that merely claimed to be Python: the kernel proved it runs evalkit's runner), with `env` (the kernel's,
+ * already filtered, without its tag), in a session of its own so
  * the group signals the host sends to kernels, and a terminal's Ctrl-C, never reach it; unref'd, so it never
  * keeps the host alive. Its stdin is the one pipe whose EOF tells it the host is gone.
  */
@@ -62,19 +64,12 @@ export function isHostGuardSupported(): boolean {
 }
 
 /**
- * Registers a kernel's runner (which leads its process group) and the tag its processes inherit, starting the
- * guard first if it does not run (with `python` and `env`, the kernel's). Called right after the kernel's spawn,
- * so the guard's start overlaps the kernel's instead of delaying it.
+ * Registers a kernel's runner (which leads its process group) and the tag its processes inherit; written to the
+ * guard now if it runs, else when {@link ensureHostGuard} starts it.
  */
-export function registerHostKernel(
-  pid: number,
-  tag: string,
-  python: string,
-  env: Record<string, string | undefined>,
-): void {
+export function registerHostKernel(pid: number, tag: string): void {
   kernels.set(pid, tag);
-  if (guard?.isAlive) writeLine(`add ${pid} ${tag}`);
-  else ensureHostGuard(python, env); // writes every registered kernel, this one included
+  writeLine(`add ${pid} ${tag}`);
 }
 
 /** The kernel ended (the host took care of its tree): the guard forgets it. */

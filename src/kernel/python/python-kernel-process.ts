@@ -2,7 +2,7 @@
 // exit classification and the end through the shared kill ladder. PythonKernel drives cells over it.
 import { type ChildProcess, spawn } from "node:child_process";
 import { EvalkitError } from "../../errors.js";
-import { registerHostKernel, unregisterHostKernel } from "../../runtime/host-guard.js";
+import { ensureHostGuard, registerHostKernel, unregisterHostKernel } from "../../runtime/host-guard.js";
 import { openSeccompStdio } from "../../runtime/sandbox-argv.js";
 import type { KernelCgroup } from "../../runtime/sandbox-cgroup.js";
 import { createRandomToken } from "../../text/random-tokens.js";
@@ -81,8 +81,7 @@ export class PythonKernelProcess {
     }
     // Local kernels: the host's one guard ends this one's tree if the host dies (python-command.ts decides).
     if (this.child.pid !== undefined && chooseKernelGuard(options) === "host-guard") {
-      // The guard gets the environment without this kernel's tag: the tag scan at this kernel's end must spare it.
-      registerHostKernel(this.child.pid, this.tag, options.python, command.env);
+      registerHostKernel(this.child.pid, this.tag);
     }
     this.child.stdout?.on("data", (chunk: Buffer) => this.onStdout(chunk));
     this.child.stderr?.on("data", (chunk: Buffer) => this.onStderr(chunk));
@@ -139,6 +138,11 @@ export class PythonKernelProcess {
         return new EvalkitError("KERNEL_START_FAILED", message, { stderrTail: this.stderrTail, command });
       });
       this.isReady = true;
+      if (chooseKernelGuard(this.options) === "host-guard") {
+        // Before the first cell, with the interpreter the runner reported. The environment has no kernel tag:
+        // the tag scan at a kernel's end must spare the guard.
+        ensureHostGuard(frame.executable || this.options.python, this.command.env);
+      }
       return frame;
     } finally {
       this.onReady = undefined;
