@@ -1,7 +1,9 @@
 // The host's one guard: an idle Python kernel is one process with a short `ps` line, and every kernel's tree (a
 // cell stuck in C code, a double-forked daemon) ends when the host is SIGKILLed, for a host with 100 kernels too.
 import { type ChildProcess, spawn } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { JsKernel } from "../../src/kernel/js/js-kernel.js";
@@ -41,7 +43,16 @@ function commandLine(pid: number): string[] {
 
 /** Starts a fixture host under tsx and collects its stdout. */
 function startHost(script: string, ...args: string[]): { host: ChildProcess; out: () => string } {
-  const host = spawn(process.execPath, ["--import", "tsx", fixture(script), TEST_PYTHON, ...args], {
+  return startHostWith(TEST_PYTHON, script, ...args);
+}
+
+/** The same, with the kernels' interpreter given. */
+function startHostWith(
+  python: string,
+  script: string,
+  ...args: string[]
+): { host: ChildProcess; out: () => string } {
+  const host = spawn(process.execPath, ["--import", "tsx", fixture(script), python, ...args], {
     stdio: ["ignore", "pipe", "inherit"],
   });
   let out = "";
@@ -208,9 +219,12 @@ describe("the host guard", () => {
   );
 
   it.skipIf(!isLinux)(
-    "never keeps the host alive: a host whose kernels ended exits by itself, and its guard follows",
+    "never keeps the host alive: a host whose kernels ended exits by itself, and its guard follows; the guard runs the interpreter the kernel reported, not the wrapper script it was started through",
     async () => {
-      const { host, out } = startHost("host-guard-exit-script.ts");
+      const dir = mkdtempSync(join(tmpdir(), "evalkit-guard-wrapper-"));
+      const wrapper = join(dir, "python-wrapper.sh");
+      writeFileSync(wrapper, `#!/bin/sh\nexec ${TEST_PYTHON} "$@"\n`, { mode: 0o755 });
+      const { host, out } = startHostWith(wrapper, "host-guard-exit-script.ts");
       const exited = new Promise<number | null>((resolve) => host.once("exit", (code) => resolve(code)));
       expect(
         await Promise.race([exited, new Promise((resolve) => setTimeout(() => resolve("hung"), 60_000))]),
@@ -218,7 +232,9 @@ describe("the host guard", () => {
       const [guard = 0] = numbersAfter(out(), "GUARD");
       strays.push(guard);
       expect(guard).toBeGreaterThan(1);
+      expect(/^GUARD_PROGRAM (.*)$/m.exec(out())?.[1]).toBe(TEST_PYTHON);
       expect(await waitFor(() => !isProcessAlive(guard), 10_000)).toBe(true);
+      rmSync(dir, { recursive: true, force: true });
     },
     90_000,
   );
