@@ -1,6 +1,7 @@
 // One guard process per host (python/host_guard.py): ends every registered local kernel's tree when the host
 // goes away, even a kernel stuck in C code that holds its GIL, and resumes a host a cell stopped.
 import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { packagePath } from "./package-root.js";
 
 /** The guard's program: standalone, run by the kernels' own CPython (3.8+, stdlib only). */
@@ -58,9 +59,13 @@ export function ensureHostGuard(python: string, env: Record<string, string | und
   return true;
 }
 
-/** True where the guard can run: it finds kernel trees through /proc. */
+let isScriptShipped: boolean | undefined;
+
+/** True where the guard can run: Linux (it finds kernel trees through /proc), with its script in the package. */
 export function isHostGuardSupported(): boolean {
-  return process.platform === "linux";
+  if (process.platform !== "linux") return false;
+  isScriptShipped ??= existsSync(HOST_GUARD_SCRIPT); // a hand-trimmed copy: the runners keep guards of their own
+  return isScriptShipped;
 }
 
 /**
