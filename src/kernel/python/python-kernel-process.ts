@@ -2,6 +2,7 @@
 // exit classification and the end through the shared kill ladder. PythonKernel drives cells over it.
 import { type ChildProcess, spawn } from "node:child_process";
 import { EvalkitError } from "../../errors.js";
+import { ensureHostGuard, registerHostKernel, unregisterHostKernel } from "../../runtime/host-guard.js";
 import { openSeccompStdio } from "../../runtime/sandbox-argv.js";
 import type { KernelCgroup } from "../../runtime/sandbox-cgroup.js";
 import { createRandomToken } from "../../text/random-tokens.js";
@@ -19,6 +20,7 @@ import {
 } from "../runner-frames.js";
 import { unwrapSandboxExit } from "../sandbox-exit.js";
 import { withStartDeadline } from "../start-deadline.js";
+import { chooseKernelGuard } from "./python-command.js";
 import {
   describeLimitDeath,
   describeLostConnection,
@@ -77,6 +79,10 @@ export class PythonKernelProcess {
     } finally {
       seccomp.close();
     }
+    // Local kernels: the host's one guard ends this one's tree if the host dies (python-command.ts decides).
+    if (this.child.pid !== undefined && chooseKernelGuard(options) === "host-guard") {
+      registerHostKernel(this.child.pid, this.tag);
+    }
     this.child.stdout?.on("data", (chunk: Buffer) => this.onStdout(chunk));
     this.child.stderr?.on("data", (chunk: Buffer) => this.onStderr(chunk));
     this.child.stdin?.on("error", () => {
@@ -132,6 +138,11 @@ export class PythonKernelProcess {
         return new EvalkitError("KERNEL_START_FAILED", message, { stderrTail: this.stderrTail, command });
       });
       this.isReady = true;
+      if (chooseKernelGuard(this.options) === "host-guard") {
+        // Before the first cell, with the interpreter the runner reported. The environment has no kernel tag:
+        // the tag scan at a kernel's end must spare the guard.
+        ensureHostGuard(frame.executable || this.options.python, this.command.env);
+      }
       return frame;
     } finally {
       this.onReady = undefined;
@@ -256,6 +267,7 @@ export class PythonKernelProcess {
     // Children the cell left in the group (the runner was killed before it could take them along), and
     // those that left the group (own session, orphaned background jobs), found by the tag they inherited.
     reapKernelTree(this.child, this.tag);
+    if (this.child.pid !== undefined) unregisterHostKernel(this.child.pid);
     this.events.onExit(exit);
   }
 }
