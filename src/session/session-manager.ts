@@ -7,10 +7,10 @@ import type { Kernel } from "../kernel/kernel.js";
 import { resolveSandboxSetting } from "../runtime/sandbox-setting.js";
 import { HostBridge } from "./bridge-handlers.js";
 import { normaliseCwd } from "./call-cwd.js";
+import { type CellTimeLimits, resolveTimeLimits } from "./cell-timing.js";
 import { ConcurrencyLimiter } from "./concurrency-limiter.js";
 import { CwdPins } from "./cwd-pin.js";
 import { createDefaultKernel, createDefaultResolver } from "./default-kernels.js";
-import { DEFAULT_MAX_TIMEOUT_SEC, DEFAULT_TIMEOUT_SEC } from "./idle-timeout.js";
 import { JobRegistry } from "./job-registry.js";
 import { KernelPool } from "./kernel-pool.js";
 import { KernelSpecCache } from "./kernel-spec-cache.js";
@@ -30,7 +30,8 @@ import { sessionSchemas, validateCallRequest, validateInput } from "./session-va
 export const DEFAULT_IDLE_EVICT_MS = 5 * 60_000;
 export const DEFAULT_MAX_KERNELS = 4;
 export const DEFAULT_HEARTBEAT_MS = 30_000;
-export const DEFAULT_INTERRUPT_GRACE_MS = 5000;
+/** The default lives with the rest of a cell's time (cell-timing.ts); exported here as before. */
+export { DEFAULT_INTERRUPT_GRACE_MS } from "./cell-timing.js";
 export const DEFAULT_CRASH_LOOP_THRESHOLD = 2;
 export const DEFAULT_RESOLVE_CACHE_MS = 5000;
 
@@ -60,9 +61,8 @@ export class SessionManager {
   private readonly bridge: HostBridge;
   private readonly createKernel: KernelFactory;
   private readonly specs: KernelSpecCache;
-  private readonly interruptGraceMs: number;
-  private readonly defaultTimeoutSec: number;
-  private readonly maxTimeoutSec: number;
+  /** The one resolved value of this manager's cell time settings (cell-timing.ts). */
+  readonly timeLimits: Readonly<CellTimeLimits>;
   private readonly crashLoopThreshold: number;
   private readonly checkpoints: SessionManagerOptions["checkpoints"];
   /** What the kernels run with (a tool sharing this manager checks its own options against it). */
@@ -83,9 +83,13 @@ export class SessionManager {
     this.mode = options.mode ?? "session";
     const extraEnv = { ...(options.env ?? {}) };
     this.createKernel = options.createKernel ?? createDefaultKernel;
-    this.interruptGraceMs = options.interruptGraceMs ?? DEFAULT_INTERRUPT_GRACE_MS;
-    this.defaultTimeoutSec = options.defaultTimeoutSec ?? DEFAULT_TIMEOUT_SEC;
-    this.maxTimeoutSec = options.maxTimeoutSec ?? DEFAULT_MAX_TIMEOUT_SEC;
+    this.timeLimits = Object.freeze(
+      resolveTimeLimits({
+        defaultTimeoutSec: options.defaultTimeoutSec,
+        maxTimeoutSec: options.maxTimeoutSec,
+        interruptGraceMs: options.interruptGraceMs,
+      }),
+    );
     this.crashLoopThreshold = options.crashLoopThreshold ?? DEFAULT_CRASH_LOOP_THRESHOLD;
     this.jupyterSettings = options.jupyter ? { ...options.jupyter } : undefined;
     const sandbox = resolveSandboxSetting(options.sandbox, process.cwd());
@@ -109,7 +113,7 @@ export class SessionManager {
         : (options.resolveCacheMs ?? DEFAULT_RESOLVE_CACHE_MS),
       extraEnv,
       launcher: options.launcher,
-      interruptGraceMs: this.interruptGraceMs,
+      interruptGraceMs: this.timeLimits.interruptGraceMs,
       sandbox,
       limits,
       checkpoints: options.checkpoints !== undefined,
@@ -220,9 +224,7 @@ export class SessionManager {
       disposeSignal: this.disposeController.signal,
       callSignal: request.signal,
       onInputRequest: request.onInputRequest,
-      defaultTimeoutSec: this.defaultTimeoutSec,
-      maxTimeoutSec: this.maxTimeoutSec,
-      interruptGraceMs: this.interruptGraceMs,
+      timeLimits: this.timeLimits,
       crashLoopThreshold: this.crashLoopThreshold,
       describeSpec: (language) => this.specs.describeSpec(language, sessionId, cwd),
       describeSpecNow: (language) => this.specs.describeSpecNow(language, sessionId, cwd),

@@ -89,6 +89,7 @@ export const sessionSchemas = lazySchema(() => {
       reset: z.boolean().optional(),
       signal: signal.optional(),
       onOutput: fn.optional(),
+      retainOutputs: z.boolean().optional(),
     })
     .loose();
   return { manager, call, cell };
@@ -113,7 +114,8 @@ export function validateCellRequest(request: unknown): void {
       isOptional(r.timeoutSec, (v) => typeof v === "number" && Number.isFinite(v)) &&
       isOptional(r.reset, (v) => typeof v === "boolean") &&
       isOptional(r.signal, isSignal) &&
-      isOptional(r.onOutput, isFunction)
+      isOptional(r.onOutput, isFunction) &&
+      isOptional(r.retainOutputs, (v) => typeof v === "boolean")
     )
       return;
   }

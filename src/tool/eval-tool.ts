@@ -3,6 +3,7 @@ import type { CellLanguage, CheckpointDetails } from "../contracts/cell-result.j
 import { EvalkitError } from "../errors.js";
 import type { JupyterServer } from "../kernel/jupyter/jupyter-server.js";
 import { type ArtifactStore, createArtifactStore } from "../output/artifact-store.js";
+import type { CellTimeLimits } from "../session/cell-timing.js";
 import { ConcurrencyLimiter } from "../session/concurrency-limiter.js";
 import { SessionManager } from "../session/session-manager.js";
 import type { SessionCallRequest } from "../session/session-types.js";
@@ -128,6 +129,12 @@ export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
     return zodSchema;
   };
   const isManagerOwned = config.manager === undefined;
+  // A cell's time: this tool's default and ceiling (the parse clamps to them), the grace of the manager's kernels.
+  const timeLimits: CellTimeLimits = {
+    defaultTimeoutSec: config.defaultTimeout,
+    maxTimeoutSec: config.maxTimeout,
+    interruptGraceMs: manager.timeLimits.interruptGraceMs,
+  };
   const exclusive = new ConcurrencyLimiter(1);
   const pinned = new Set<string>();
   let store: ArtifactStore | undefined;
@@ -218,7 +225,7 @@ export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
           input: parsed,
           openCall: () => manager.openCall(callRequest),
           backends,
-          defaultTimeout: config.defaultTimeout,
+          timeLimits,
           output: config.output,
           secrets: secrets.list,
           artifactsDir: config.artifactsDir,

@@ -9,11 +9,12 @@ import type { JupyterSettings } from "../kernel/jupyter/jupyter-rest.js";
 import { resolveSandboxSetting } from "../runtime/sandbox-setting.js";
 import type { ResolvedSandbox, ResourceLimits, SandboxSetting } from "../runtime/sandbox-types.js";
 import type { HostBridgeHandlers } from "../session/bridge-handlers.js";
+import { clampTimeoutSec } from "../session/cell-timing.js";
 import type { CheckpointOptions } from "../session/checkpoint-book.js";
 import type { SessionManager } from "../session/session-manager.js";
 import type { KernelFactory, KernelMode } from "../session/session-types.js";
 import { firstIssueField, formatZodIssues } from "./format-issues.js";
-import { DEFAULT_CELL_TIMEOUT_SEC, DEFAULT_MAX_TIMEOUT_SEC } from "./input-schema.js";
+import { DEFAULT_MAX_TIMEOUT_SEC } from "./input-schema.js";
 import { type JupyterOption, resolveJupyterOption } from "./jupyter-options.js";
 import { splitCommandLine } from "./launcher.js";
 
@@ -270,7 +271,7 @@ export function resolveToolOptions(options: EvalToolOptions = {}): ResolvedToolO
     mode: options.mode ?? "session",
     enabled: resolveEnabledLanguages(options, flagsEnv),
     maxTimeout,
-    defaultTimeout: Math.min(maxTimeout, Math.max(1, options.defaultTimeout ?? DEFAULT_CELL_TIMEOUT_SEC)),
+    defaultTimeout: clampTimeoutSec(options.defaultTimeout, maxTimeout),
     handlers: options.handlers,
     artifactsDir: options.artifactsDir === undefined ? undefined : resolve(options.artifactsDir),
     output: { ...(options.output ?? {}) },
