@@ -3,6 +3,7 @@ import type { KernelOutput } from "../contracts/outputs.js";
 import { isEvalkitError } from "../errors.js";
 import type { BridgeCallHandler, ExecuteOptions, Kernel, KernelExit } from "../kernel/kernel.js";
 import type { HostBridge } from "./bridge-handlers.js";
+import type { CellAbortSlot } from "./cell-abort.js";
 import {
   type AbortCause,
   buildAbortedBeforeStart,
@@ -36,6 +37,8 @@ export interface CellRunOptions {
   onInputRequest?: (prompt: string, password: boolean) => Promise<string>;
   /** The kernel's reusable timeout timer (session mode), instead of a timer per cell. */
   watchdogTimer?: WatchdogTimer | undefined;
+  /** The kernel's reusable abort signal (session mode), instead of an AbortController per cell. */
+  cellAbort?: CellAbortSlot | undefined;
   /** False for a per-call kernel, which the call shuts down: its notices must not say it remains running. */
   isKernelRetained?: boolean;
 }
@@ -55,7 +58,7 @@ export async function runCell(options: CellRunOptions): Promise<CellRun> {
   let interruptedAt = 0;
   // Aborting it makes the kernel interrupt the cell and, `timing.interruptGraceMs` later, kill it (the kernel
   // client is the one place that escalates).
-  const cellAbort = new AbortController();
+  let cellAbort: AbortController | undefined;
   let observedExit: KernelExit | undefined;
   // Bridge handlers' scope, created on the first bridge call: aborted on interrupt and when the cell ends.
   let cellScope: AbortController | undefined;
@@ -69,7 +72,7 @@ export async function runCell(options: CellRunOptions): Promise<CellRun> {
       new DOMException(`the cell was ${cause === "timeout" ? "timed out" : "cancelled"}`, "AbortError"),
     );
     interruptedAt = performance.now();
-    cellAbort.abort();
+    cellAbort?.abort();
   };
   const watchdog = new CellWatchdog({
     resolvedTimeoutSec: options.timing.timeoutSec,
@@ -107,6 +110,8 @@ export async function runCell(options: CellRunOptions): Promise<CellRun> {
   // likely through the hidden class V8 makes for each such literal), so ~21% of a warm call's allocation was
   // promoted and needed a full GC; without it ~0.6% (node --trace-gc-nvp, fake kernel).
   let callHandler: BridgeCallHandler | undefined;
+  // Taken past the early returns above, so the `finally` below always gives it back.
+  cellAbort = options.cellAbort?.take() ?? new AbortController();
   const onOutput = options.onOutput;
   const executeOptions: ExecuteOptions = {
     onOutput:
@@ -216,6 +221,7 @@ export async function runCell(options: CellRunOptions): Promise<CellRun> {
   } finally {
     detachSources();
     removeExitListener();
+    options.cellAbort?.release(cellAbort);
     watchdog.dispose();
     cellScope?.abort(new DOMException("the cell ended", "AbortError"));
   }

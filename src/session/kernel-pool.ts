@@ -1,5 +1,6 @@
 // The retained kernels of session mode: one entry per key, idle and LRU eviction, heartbeat, death bookkeeping.
 import type { Kernel, KernelExit } from "../kernel/kernel.js";
+import { CellAbortSlot } from "./cell-abort.js";
 import { WatchdogTimer } from "./cell-watchdog.js";
 import { describeIdleDeath, describeRestart } from "./exit-cause.js";
 import type { KernelSpec } from "./session-types.js";
@@ -20,6 +21,8 @@ export interface PoolEntry {
   removeExitListener: (() => void) | undefined;
   /** The cell timeout timer the entry's cells take turns on (cell-watchdog.ts). */
   readonly watchdogTimer: WatchdogTimer;
+  /** The abort signal the entry's cells take turns on (cell-abort.ts). */
+  readonly cellAbort: CellAbortSlot;
 }
 
 export interface KernelPoolOptions {
@@ -70,6 +73,7 @@ export class KernelPool {
         idleTimer: undefined,
         removeExitListener: undefined,
         watchdogTimer: new WatchdogTimer(),
+        cellAbort: new CellAbortSlot(),
       };
       this.entries.set(key, entry);
     }

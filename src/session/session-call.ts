@@ -191,6 +191,7 @@ export class SessionCall {
         bridge: context.bridge,
         onInputRequest: context.onInputRequest,
         watchdogTimer: lease.entry?.watchdogTimer,
+        cellAbort: lease.entry?.cellAbort,
         isKernelRetained: context.mode !== "per-call",
       });
       if (run.kind === "not-started") {

@@ -209,9 +209,9 @@ export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
       if (config.sandbox !== undefined) await checkSandboxPreconditions(config);
       // A job may have started while this call waited for the previous one.
       assertSessionFree(manager.jobs, group);
-      // Read at every call (a secret set in the host environment a moment ago is hidden), while the cell runs.
+      // Read afresh for every call (a secret set in the host environment a moment ago is hidden), and only when
+      // some output is long enough to hold one.
       const secrets = secretReader.forCall();
-      secrets.prefetch();
       const run = (
         callSignal: AbortSignal | undefined,
         onUpdate: EvalExecuteContext["onUpdate"],

@@ -68,3 +68,43 @@ describe("a sink cut for a job's return", () => {
     expect(next.finish().text).toBe("\u{1f600}\n");
   });
 });
+
+describe("secrets given as a function", () => {
+  it("are never read for output shorter than any secret can be", () => {
+    let reads = 0;
+    const sink = createOutputSink({
+      artifactDir: dir,
+      secrets: () => {
+        reads += 1;
+        return secrets;
+      },
+    });
+    sink.push("2\n", true);
+    expect(sink.finish().text).toBe("2\n");
+    expect(reads).toBe(0);
+  });
+
+  it("are read once the text could hold one, and redact it", () => {
+    let reads = 0;
+    const sink = createOutputSink({
+      artifactDir: dir,
+      secrets: () => {
+        reads += 1;
+        return secrets;
+      },
+    });
+    sink.push(`key=${SECRET}\n`, true);
+    sink.push(`again ${SECRET}\n`, true);
+    expect(sink.finish().text).toBe("key=[REDACTED:OPENAI_API_KEY]\nagain [REDACTED:OPENAI_API_KEY]\n");
+    expect(reads).toBe(1);
+  });
+
+  it("redact a secret whose first characters came as short plain text before the rest", () => {
+    for (const given of [secrets, () => secrets]) {
+      const sink = createOutputSink({ artifactDir: dir, secrets: given });
+      sink.push("sk-", true);
+      sink.push("live-Zq81xVx9Qk2\n", true);
+      expect(sink.finish().text).toBe("[REDACTED:OPENAI_API_KEY]\n");
+    }
+  });
+});
