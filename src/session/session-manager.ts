@@ -195,6 +195,14 @@ export class SessionManager {
    */
   openCall(request: SessionCallRequest = {}): SessionCall {
     validateCallRequest(request);
+    return this.openValidatedCall(request);
+  }
+
+  /**
+   * `openCall` for an entry point that built or validated the request itself (the eval tool, from its parsed
+   * options): nothing is validated again.
+   */
+  openValidatedCall(request: SessionCallRequest): SessionCall {
     if (this.isDisposed) throw new EvalkitError("DISPOSED", "the session manager was disposed");
     const sessionId = request.sessionId ?? "default";
     const given = request.cwd ?? process.cwd();

@@ -223,7 +223,8 @@ export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
         if (!isManagerOwned && config.handlers !== undefined) callRequest.bridge = config.handlers;
         const runContext: RunCallContext = {
           input: parsed,
-          openCall: () => manager.openCall(callRequest),
+          // Made from the tool's validated options: the manager need not check it again.
+          openCall: () => manager.openValidatedCall(callRequest),
           backends,
           timeLimits,
           output: config.output,
