@@ -1,6 +1,6 @@
 // The MCP server's eval tool, made without the MCP SDK: `evalkit mcp` starts its kernel before the SDK loads.
 import type { HostBridgeHandler } from "../session/bridge-handlers.js";
-import { createEvalTool, type EvalTool } from "../tool/eval-tool.js";
+import { createEvalToolFromSettings, type EvalTool } from "../tool/eval-tool.js";
 import type { ResolvedMcpServerOptions } from "./server-options.js";
 
 /** What the tool needs of the connected server, bound once the server exists. */
@@ -21,8 +21,8 @@ export class ServerTool {
   private link: ServerToolLink | undefined;
 
   constructor(config: ResolvedMcpServerOptions) {
-    this.tool = createEvalTool({
-      ...config.toolOptions,
+    this.tool = createEvalToolFromSettings({
+      ...config.toolSettings,
       handlers: {
         completion: (params, context) => {
           const link = this.link;

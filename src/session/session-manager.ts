@@ -27,6 +27,9 @@ import type {
 } from "./session-types.js";
 import { sessionSchemas, validateCallRequest, validateInput } from "./session-validation.js";
 
+/** Set only while `fromValidatedOptions` constructs (constructors are synchronous, so nothing interleaves). */
+let isValidatedConstruction = false;
+
 export const DEFAULT_IDLE_EVICT_MS = 5 * 60_000;
 export const DEFAULT_MAX_KERNELS = 4;
 export const DEFAULT_HEARTBEAT_MS = 30_000;
@@ -78,8 +81,22 @@ export class SessionManager {
     return () => this.ownKernels.delete(kernel);
   };
 
+  /**
+   * A manager from options an entry point validated already (the eval tool builds them from its parsed settings):
+   * they are not parsed a second time.
+   */
+  static fromValidatedOptions(options: SessionManagerOptions): SessionManager {
+    isValidatedConstruction = true;
+    try {
+      return new SessionManager(options);
+    } finally {
+      isValidatedConstruction = false;
+    }
+  }
+
   constructor(options: SessionManagerOptions = {}) {
-    validateInput(sessionSchemas().manager, options, "session manager options", PARSE_ONCE);
+    if (!isValidatedConstruction)
+      validateInput(sessionSchemas().manager, options, "session manager options", PARSE_ONCE);
     this.mode = options.mode ?? "session";
     const extraEnv = { ...(options.env ?? {}) };
     this.createKernel = options.createKernel ?? createDefaultKernel;

@@ -33,7 +33,7 @@ import {
 } from "./run-call.js";
 import { createSecretReader } from "./secret-snapshot.js";
 import { adoptManagerSettings } from "./shared-manager.js";
-import { type EvalToolOptions, resolveToolOptions } from "./tool-options.js";
+import { type EvalToolOptions, type ResolvedToolOptions, resolveToolOptions } from "./tool-options.js";
 
 /** Per-call context of `execute`. */
 export interface EvalExecuteContext {
@@ -94,8 +94,16 @@ export interface EvalTool {
 
 /** Creates the eval tool. `createEvalTool({})` works: interpreter found by the runtime layer, session mode. */
 export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
-  const config = adoptManagerSettings(resolveToolOptions(options));
-  const manager = config.manager ?? new SessionManager(buildManagerOptions(config));
+  return createEvalToolFromSettings(resolveToolOptions(options));
+}
+
+/**
+ * The eval tool from settings an entry point has parsed already (`resolveToolOptions`: the MCP server parses its
+ * options once at start-up): nothing is validated again, and the session manager it makes takes them as they are.
+ */
+export function createEvalToolFromSettings(settings: ResolvedToolOptions): EvalTool {
+  const config = adoptManagerSettings(settings);
+  const manager = config.manager ?? SessionManager.fromValidatedOptions(buildManagerOptions(config));
   // With a Jupyter server (the manager's, which may be shared), every language but js is the server's.
   let jupyterServer: JupyterServer | undefined;
   const remote: RemoteLanguages | undefined = manager.hasJupyter
@@ -289,13 +297,12 @@ export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
     undo: () => travel(execute, { undo: true }),
     fork: () =>
       forkEvalTool({
-        options,
         config,
         isDisposed: () => isDisposed,
         serial: ++forkSerial,
         exclusive,
         manager,
-        create: createEvalTool,
+        create: createEvalToolFromSettings,
       }),
     checkBackends: () => backends.status(),
     async warm() {
