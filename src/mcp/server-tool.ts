@@ -20,7 +20,11 @@ export class ServerTool {
   readonly tool: EvalTool;
   private link: ServerToolLink | undefined;
 
+  /** The server's options as parsed once (a server given this tool uses them instead of parsing its own again). */
+  readonly config: ResolvedMcpServerOptions;
+
   constructor(config: ResolvedMcpServerOptions) {
+    this.config = config;
     this.tool = createEvalToolFromSettings({
       ...config.toolSettings,
       handlers: {
