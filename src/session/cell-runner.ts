@@ -12,7 +12,7 @@ import {
   formatGrace,
   RetainedOutputs,
 } from "./cell-outcome.js";
-import type { CellTiming } from "./cell-timing.js";
+import { type CellTiming, DEFAULT_INTERRUPT_GRACE_MS } from "./cell-timing.js";
 import { CellWatchdog, describeTimeout, type WatchdogTimer } from "./cell-watchdog.js";
 import { describeDeathDuringCell, describeExitCause, trimStderrTail } from "./exit-cause.js";
 import { onAbort } from "./linked-signal.js";
@@ -122,7 +122,6 @@ export async function runCell(options: CellRunOptions): Promise<CellRun> {
             onOutput?.(output);
           },
     signal: cellAbort.signal,
-    interruptGraceMs: options.timing.interruptGraceMs,
     retainOutputs: false,
     onCall: (call) => {
       callHandler ??= options.bridge.createCallHandler({
@@ -139,6 +138,10 @@ export async function runCell(options: CellRunOptions): Promise<CellRun> {
       return callHandler(call);
     },
   };
+  // Only a configured grace is passed: otherwise the runtime's own applies (the JS kernel's is 0.5 s, because a
+  // synchronous loop after an await can never honour an interrupt).
+  const graceMs = options.timing.interruptGraceMs;
+  if (graceMs !== undefined) executeOptions.interruptGraceMs = graceMs;
   const onInputRequest = options.onInputRequest;
   if (onInputRequest) {
     // Waiting for a human to type is not the cell's own work.
@@ -197,9 +200,12 @@ export async function runCell(options: CellRunOptions): Promise<CellRun> {
     } else if (isKilled && abortCause !== undefined) {
       outcome.status = "killed";
       const what = abortCause === "timeout" ? describeTimeout(watchdog.timeoutSec) : "eval cell cancelled";
-      // The kernel killed it after the grace we passed, or sooner by a shorter ladder of its own (the JS kernel's
-      // today): the grace that really passed, never the shutdown that followed it.
-      const graceMs = Math.min(options.timing.interruptGraceMs, performance.now() - interruptedAt);
+      // The kernel killed it after the grace we passed (or, with none configured, its runtime's own: at most the
+      // default, and the JS kernel's is shorter): the grace that really passed, never the shutdown that followed.
+      const graceMs = Math.min(
+        options.timing.interruptGraceMs ?? DEFAULT_INTERRUPT_GRACE_MS,
+        performance.now() - interruptedAt,
+      );
       const graceSec = formatGrace(graceMs);
       outcome.notices.push(
         `${what}; the kernel did not stop within ${graceSec}s of the interrupt and was killed; state was lost`,

@@ -4,7 +4,11 @@
 export const DEFAULT_TIMEOUT_SEC = 30;
 /** Default ceiling for any per-cell budget, in seconds. */
 export const DEFAULT_MAX_TIMEOUT_SEC = 3600;
-/** Milliseconds an interrupted cell gets to stop before the kernel client kills it (its kernel). */
+/**
+ * Milliseconds an interrupted Python cell gets to stop before its kernel is killed: the Python runtime's own grace
+ * (a runtime may have a shorter one: the JS kernel's 0.5 s), and the most a kill notice ever names when no grace
+ * was configured.
+ */
 export const DEFAULT_INTERRUPT_GRACE_MS = 5000;
 
 /** The limits a cell's time is resolved against (a tool's or a session manager's settings). */
@@ -13,7 +17,8 @@ export interface CellTimeLimits {
   defaultTimeoutSec: number;
   /** Ceiling of any cell's budget, in seconds (at least 1). */
   maxTimeoutSec: number;
-  interruptGraceMs: number;
+  /** Configured grace after an interrupt; undefined: each runtime's own (Python 5 s, JS 0.5 s). */
+  interruptGraceMs: number | undefined;
 }
 
 /**
@@ -23,7 +28,8 @@ export interface CellTimeLimits {
  */
 export interface CellTiming {
   readonly timeoutSec: number;
-  readonly interruptGraceMs: number;
+  /** Passed to the kernel as `ExecuteOptions.interruptGraceMs`; undefined leaves the runtime's own grace. */
+  readonly interruptGraceMs: number | undefined;
 }
 
 /**
@@ -41,7 +47,7 @@ export function clampTimeoutSec(
   return Math.min(value, ceiling);
 }
 
-/** Limits with every field set (a manager's or tool's options, defaults filled in, default clamped). */
+/** Limits from a manager's or tool's options: defaults filled in and clamped (the grace only when configured). */
 export function resolveTimeLimits(
   options: { [K in keyof CellTimeLimits]?: CellTimeLimits[K] | undefined } = {},
 ): CellTimeLimits {
@@ -49,7 +55,7 @@ export function resolveTimeLimits(
   return {
     defaultTimeoutSec: clampTimeoutSec(options.defaultTimeoutSec, maxTimeoutSec),
     maxTimeoutSec,
-    interruptGraceMs: options.interruptGraceMs ?? DEFAULT_INTERRUPT_GRACE_MS,
+    interruptGraceMs: options.interruptGraceMs,
   };
 }
 

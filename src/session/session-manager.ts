@@ -7,7 +7,7 @@ import type { Kernel } from "../kernel/kernel.js";
 import { resolveSandboxSetting } from "../runtime/sandbox-setting.js";
 import { HostBridge } from "./bridge-handlers.js";
 import { normaliseCwd } from "./call-cwd.js";
-import { type CellTimeLimits, resolveTimeLimits } from "./cell-timing.js";
+import { type CellTimeLimits, DEFAULT_INTERRUPT_GRACE_MS, resolveTimeLimits } from "./cell-timing.js";
 import { ConcurrencyLimiter } from "./concurrency-limiter.js";
 import { CwdPins } from "./cwd-pin.js";
 import { createDefaultKernel, createDefaultResolver } from "./default-kernels.js";
@@ -130,7 +130,8 @@ export class SessionManager {
         : (options.resolveCacheMs ?? DEFAULT_RESOLVE_CACHE_MS),
       extraEnv,
       launcher: options.launcher,
-      interruptGraceMs: this.timeLimits.interruptGraceMs,
+      // Today's kernels take their grace at construction; a cell's `interruptGraceMs` carries the same value.
+      interruptGraceMs: this.timeLimits.interruptGraceMs ?? DEFAULT_INTERRUPT_GRACE_MS,
       sandbox,
       limits,
       checkpoints: options.checkpoints !== undefined,

@@ -37,13 +37,18 @@ describe("clampTimeoutSec", () => {
 });
 
 describe("resolveTimeLimits", () => {
-  it("fills in 30 s, 3600 s and a 5 s grace when nothing is set", () => {
+  it("fills in 30 s and 3600 s when nothing is set, and leaves the grace to each runtime", () => {
     expect(resolveTimeLimits()).toEqual({
       defaultTimeoutSec: 30,
       maxTimeoutSec: 3600,
-      interruptGraceMs: DEFAULT_INTERRUPT_GRACE_MS,
+      interruptGraceMs: undefined,
     });
     expect(DEFAULT_INTERRUPT_GRACE_MS).toBe(5000);
+  });
+
+  it("carries a configured grace, zero included", () => {
+    expect(resolveTimeLimits({ interruptGraceMs: 0 }).interruptGraceMs).toBe(0);
+    expect(resolveTimeLimits({ interruptGraceMs: 200 }).interruptGraceMs).toBe(200);
   });
 
   it("clamps a default above the ceiling to the ceiling", () => {

@@ -136,6 +136,28 @@ describe("one owner of the kill", () => {
     expect(outcome.notices[0]).toMatch(/^eval cell timed out after 1s; the kernel did not stop within 0\.2s/);
   });
 
+  it("passes no grace when none is configured, so each runtime keeps its own", async () => {
+    const seen: ExecuteOptions[] = [];
+    const manager = track(
+      new SessionManager({
+        resolveInterpreter: fakeResolver,
+        createKernel: (spec) => {
+          const kernel = new FakeKernel(spec);
+          const execute = kernel.execute.bind(kernel);
+          kernel.execute = (code, options = {}) => {
+            seen.push(options);
+            return execute(code, options);
+          };
+          return kernel;
+        },
+      }),
+    );
+    expect((await manager.run({ cwd, code: "set x 1" })).status).toBe("ok");
+    expect(seen).toHaveLength(1);
+    expect("interruptGraceMs" in (seen[0] as object)).toBe(false);
+    expect(seen[0]?.signal).toBeInstanceOf(AbortSignal);
+  });
+
   it("asks the kernel to keep no outputs when the caller keeps them through onOutput", async () => {
     const { manager, kernels } = createManager();
     const seen: string[] = [];
