@@ -140,8 +140,8 @@ export async function runCell(options: CellRunOptions): Promise<CellRun> {
   };
   // Only a configured grace is passed: otherwise the runtime's own applies (the JS kernel's is 0.5 s, because a
   // synchronous loop after an await can never honour an interrupt).
-  const graceMs = options.timing.interruptGraceMs;
-  if (graceMs !== undefined) executeOptions.interruptGraceMs = graceMs;
+  const configuredGraceMs = options.timing.interruptGraceMs;
+  if (configuredGraceMs !== undefined) executeOptions.interruptGraceMs = configuredGraceMs;
   const onInputRequest = options.onInputRequest;
   if (onInputRequest) {
     // Waiting for a human to type is not the cell's own work.
@@ -203,7 +203,7 @@ export async function runCell(options: CellRunOptions): Promise<CellRun> {
       // The kernel killed it after the grace we passed (or, with none configured, its runtime's own: at most the
       // default, and the JS kernel's is shorter): the grace that really passed, never the shutdown that followed.
       const graceMs = Math.min(
-        options.timing.interruptGraceMs ?? DEFAULT_INTERRUPT_GRACE_MS,
+        configuredGraceMs ?? DEFAULT_INTERRUPT_GRACE_MS,
         performance.now() - interruptedAt,
       );
       const graceSec = formatGrace(graceMs);
