@@ -2,6 +2,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createOutputSink } from "../../src/output/output-sink.js";
 
@@ -106,5 +107,44 @@ describe("secrets given as a function", () => {
       sink.push("live-Zq81xVx9Qk2\n", true);
       expect(sink.finish().text).toBe("[REDACTED:OPENAI_API_KEY]\n");
     }
+  });
+});
+
+describe("secrets read lazily", () => {
+  it("give the same view and artifact text as secrets given up front, however the text is cut", () => {
+    const piece = fc.constantFrom(
+      "sk-",
+      "live-",
+      "Zq81",
+      "xVx9Qk2",
+      SECRET,
+      "a",
+      "\n",
+      "ok ",
+      "é",
+      "\x1b[1m",
+    );
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.tuple(
+            fc.array(piece, { maxLength: 6 }).map((parts) => parts.join("")),
+            fc.boolean(),
+          ),
+          { maxLength: 8 },
+        ),
+        (chunks) => {
+          const run = (given: typeof secrets | (() => typeof secrets)) => {
+            const sink = createOutputSink({ artifactDir: dir, secrets: given });
+            for (const [text, isPlain] of chunks) sink.push(text, isPlain && /^[\x20-\x7e\n\t]*$/.test(text));
+            return sink.finish().text;
+          };
+          const eager = run(secrets);
+          expect(run(() => secrets)).toBe(eager);
+          expect(eager).not.toContain(SECRET);
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });
