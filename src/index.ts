@@ -150,6 +150,8 @@ export type {
   EvalInput,
   EvalInputSchema,
   EvalInputSchemaOptions,
+  EvalJobInput,
+  EvalRequest,
   JsonSchemaObject,
 } from "./tool/input-schema.js";
 /** The tool's input schema: build it, convert it to JSON Schema, validate input with field-naming errors. */

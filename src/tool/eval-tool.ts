@@ -15,6 +15,7 @@ import {
   createEvalInputSchema,
   type EvalInput,
   type EvalInputSchema,
+  type EvalRequest,
   isJobInput,
   type JsonSchemaObject,
   parseEvalRequest,
@@ -65,6 +66,11 @@ export interface EvalTool {
    * Calls on one tool never overlap: a second call waits for the first.
    */
   execute(input: unknown, context?: EvalExecuteContext): Promise<EvalToolResult>;
+  /**
+   * `execute` for input already parsed with this tool's `zodSchema` (`evalkit exec` parses its input to report
+   * problems in its own words): it is not validated a second time.
+   */
+  executeParsed(request: EvalRequest, context?: EvalExecuteContext): Promise<EvalToolResult>;
   /** Checks the backends now (Python preflight); afterwards `description`/`inputSchema` reflect the result. */
   checkBackends(): Promise<EvalBackendStatus>;
   /**
@@ -185,9 +191,20 @@ export function createEvalToolFromSettings(settings: ResolvedToolOptions): EvalT
     return result;
   };
 
-  const execute = async (input: unknown, context: EvalExecuteContext = {}): Promise<EvalToolResult> => {
+  const execute = (input: unknown, context: EvalExecuteContext = {}): Promise<EvalToolResult> => {
+    if (isDisposed) return Promise.reject(new EvalkitError("DISPOSED", "the eval tool was disposed"));
+    try {
+      return executeParsed(parseEvalRequest(getZodSchema, input), context);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  };
+
+  const executeParsed = async (
+    request: EvalRequest,
+    context: EvalExecuteContext = {},
+  ): Promise<EvalToolResult> => {
     if (isDisposed) throw new EvalkitError("DISPOSED", "the eval tool was disposed");
-    const request = parseEvalRequest(getZodSchema, input);
     const { signal } = context;
     const group = sessionGroup(config.sessionId, config.cwd);
     // Only job inputs and yieldAfter calls need it: a plain call makes none.
@@ -292,6 +309,7 @@ export function createEvalToolFromSettings(settings: ResolvedToolOptions): EvalT
       return getZodSchema();
     },
     execute,
+    executeParsed,
     checkpoint: (name) => travel(execute, { checkpoint: name }),
     restore: (name) => travel(execute, { restore: name }),
     undo: () => travel(execute, { undo: true }),
