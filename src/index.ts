@@ -122,6 +122,8 @@ export type { McpHttpServer, McpHttpServerOptions, RunMcpHttpServerOptions } fro
 export { SessionManager } from "./session/session-manager.js";
 /** A lease on one session's queue: run several cells back to back, then `close()`. */
 export { SessionCall } from "./session/session-call.js";
+/** Names one kernel of a session (`manager.peekKernel(ref)`): session id, working directory and language. */
+export type { SessionKernelRef } from "./session/session-assist.js";
 /** Checkpoint settings (`checkpoints` option) and the checkpoints of one kernel (docs/checkpoints.md). */
 export type { CheckpointBook, CheckpointOptions } from "./session/checkpoint-book.js";
 export type {

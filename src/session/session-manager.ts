@@ -14,8 +14,9 @@ import { createDefaultKernel, createDefaultResolver } from "./default-kernels.js
 import { JobRegistry } from "./job-registry.js";
 import { KernelPool } from "./kernel-pool.js";
 import { KernelSpecCache } from "./kernel-spec-cache.js";
+import type { SessionKernelRef } from "./session-assist.js";
 import { SessionCall } from "./session-call.js";
-import { makeGroupKey } from "./session-keys.js";
+import { makeGroupKey, makeKernelKey } from "./session-keys.js";
 import type {
   KernelFactory,
   KernelMode,
@@ -307,6 +308,20 @@ export class SessionManager {
     } finally {
       await call.close();
     }
+  }
+
+  /**
+   * The kernel retained for a session's `language` (alive or not), or undefined when it has none (per-call mode
+   * retains none). It runs no cell and takes no queue: session-assist.ts asks it for completions and restarts.
+   */
+  async peekKernel(ref: SessionKernelRef): Promise<Kernel | undefined> {
+    const sessionId = ref.sessionId ?? "default";
+    const cwd = normaliseCwd(ref.cwd ?? process.cwd());
+    const spec =
+      this.specs.describeSpecNow(ref.language, sessionId, cwd) ??
+      (await this.specs.describeSpec(ref.language, sessionId, cwd));
+    const key = makeKernelKey(sessionId, cwd, spec);
+    return this.pool.list().find((entry) => entry.key === key)?.kernel;
   }
 
   /** Runs a single cell as one call. */
