@@ -94,8 +94,15 @@ export type {
   HostBridgeHandler,
   HostBridgeHandlers,
 } from "./session/bridge-handlers.js";
-/** A cell's time budget with reference-counted pause/resume; `clampTimeoutSec` applies the 1..max rule. */
-export { CellWatchdog, clampTimeoutSec } from "./session/idle-timeout.js";
+/** `clampTimeoutSec` applies the 1..max rule; `resolveCellTiming` gives a cell's budget and interrupt grace once. */
+export {
+  type CellTiming,
+  type CellTimeLimits,
+  clampTimeoutSec,
+  resolveCellTiming,
+} from "./session/cell-timing.js";
+/** A cell's time budget with reference-counted pause/resume. */
+export { CellWatchdog } from "./session/cell-watchdog.js";
 // The MCP server
 /**
  * The eval tool as an MCP server (stdio): tool `eval`, `artifact://` resources, sampling-backed completion().
@@ -145,6 +152,8 @@ export type {
   EvalInput,
   EvalInputSchema,
   EvalInputSchemaOptions,
+  EvalJobInput,
+  EvalRequest,
   JsonSchemaObject,
 } from "./tool/input-schema.js";
 /** The tool's input schema: build it, convert it to JSON Schema, validate input with field-naming errors. */

@@ -61,7 +61,7 @@ export function buildPlainEnv(extraEnv: Record<string, string>): Record<string, 
  */
 export const createDefaultKernel: KernelFactory = (spec: KernelSpec): Kernel => {
   if (spec.jupyter !== undefined)
-    return spec.jupyter.server.createKernel(spec.jupyter.kernelName, spec.language);
+    return spec.jupyter.server.createKernel(spec.jupyter.kernelName, spec.language, spec.interruptGraceMs);
   if (spec.language === "js") {
     const memoryMb = spec.limits?.memoryMb;
     return new JsKernel({
