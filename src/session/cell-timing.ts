@@ -11,6 +11,12 @@ export const DEFAULT_MAX_TIMEOUT_SEC = 3600;
  */
 export const DEFAULT_INTERRUPT_GRACE_MS = 5000;
 
+/**
+ * The longest budget in seconds: Node fires a timer asked for more than 2^31-1 ms after 1 ms, so a longer one
+ * would end the cell at once. About 24.8 days.
+ */
+export const MAX_TIMER_SEC = Math.floor((2 ** 31 - 1) / 1000);
+
 /** The limits a cell's time is resolved against (a tool's or a session manager's settings). */
 export interface CellTimeLimits {
   /** Seconds a cell that asks for nothing gets (clamped like any request). */
@@ -33,7 +39,7 @@ export interface CellTiming {
 }
 
 /**
- * Clamps a requested timeout to `1..maxTimeoutSec`. A missing or non-finite value becomes the default
+ * Clamps a requested timeout to `1..maxTimeoutSec` (and never past MAX_TIMER_SEC). A missing or non-finite value becomes the default
  * (itself clamped), so a caller can pass user input straight through. The one place the rule lives.
  */
 export function clampTimeoutSec(
@@ -41,7 +47,8 @@ export function clampTimeoutSec(
   maxTimeoutSec: number = DEFAULT_MAX_TIMEOUT_SEC,
   defaultSec: number = DEFAULT_TIMEOUT_SEC,
 ): number {
-  const ceiling = Number.isFinite(maxTimeoutSec) && maxTimeoutSec >= 1 ? maxTimeoutSec : 1;
+  const ceiling =
+    Number.isFinite(maxTimeoutSec) && maxTimeoutSec >= 1 ? Math.min(maxTimeoutSec, MAX_TIMER_SEC) : 1;
   const value = requested !== undefined && Number.isFinite(requested) ? requested : defaultSec;
   if (!Number.isFinite(value) || value < 1) return 1;
   return Math.min(value, ceiling);

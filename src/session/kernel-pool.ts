@@ -35,6 +35,8 @@ export interface KernelPoolOptions {
 
 /** Kernel-less entries kept only to carry a restart notice; beyond this the oldest are forgotten. */
 const MAX_REMEMBERED_ENTRIES = 256;
+/** The longest delay a Node timer honours (2^31-1 ms, about 24.8 days). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export class KernelPool {
   private readonly entries = new Map<string, PoolEntry>();
@@ -179,6 +181,8 @@ export class KernelPool {
   }
 
   private armIdleTimer(entry: PoolEntry): void {
+    // Longer than a Node timer can wait (it would fire after 1 ms): such a kernel is never evicted for idling.
+    if (this.options.idleEvictMs > MAX_TIMER_MS) return;
     if (entry.idleTimer !== undefined) {
       // One timer per entry, refreshed at every checkin instead of a clearTimeout and a setTimeout per call.
       entry.idleTimer.refresh();

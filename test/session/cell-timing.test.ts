@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import {
   clampTimeoutSec,
   DEFAULT_INTERRUPT_GRACE_MS,
+  MAX_TIMER_SEC,
   resolveCellTiming,
   resolveTimeLimits,
 } from "../../src/session/cell-timing.js";
@@ -23,6 +24,13 @@ describe("clampTimeoutSec", () => {
     expect(clampTimeoutSec(10_000)).toBe(3600);
     expect(clampTimeoutSec(Number.POSITIVE_INFINITY)).toBe(30);
     expect(clampTimeoutSec(120, 60)).toBe(60);
+  });
+
+  it("caps every budget at the longest a timer can wait (about 24.8 days), however high the maximum", () => {
+    // A Node timer asked for more than 2^31-1 ms fires after 1 ms: a huge maximum must never mean "at once".
+    expect(clampTimeoutSec(1e7, 1e7)).toBe(MAX_TIMER_SEC);
+    expect(clampTimeoutSec(undefined, Number.MAX_SAFE_INTEGER, 1e9)).toBe(MAX_TIMER_SEC);
+    expect(MAX_TIMER_SEC * 1000).toBeLessThanOrEqual(2 ** 31 - 1);
   });
 
   it("keeps values inside the range as they are", () => {

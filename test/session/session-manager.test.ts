@@ -136,6 +136,19 @@ describe("eviction", () => {
     ]);
   });
 
+  it("keeps kernels and cells alive under timeouts longer than a timer can wait, instead of firing at once", async () => {
+    // Real timers: Node fires a timer asked for more than 2^31-1 ms after 1 ms.
+    const { manager, kernels } = createManager({
+      idleEvictMs: 1e10,
+      maxTimeoutSec: 1e7,
+      defaultTimeoutSec: 1e7,
+    });
+    const outcome = await manager.run({ sessionId: "long", cwd: dirA, code: "sleep 200" });
+    expect(outcome.status).toBe("ok");
+    await sleep(100);
+    expect(kernels[0]?.isAlive).toBe(true);
+  });
+
   it("counts the idle time from the last call: calls in a row, and a cell longer than the timeout, keep the kernel", async () => {
     // Bounds with room for a loaded machine (test files run four at a time): gaps of 100 ms under a 600 ms timeout.
     const { manager, kernels } = createManager({ idleEvictMs: 600 });
