@@ -152,7 +152,8 @@ function decodeFrameObject(frame: unknown, line: FrameText, mayBeDeep: boolean):
       return {
         type: "ready",
         pid: numberOf(frame.pid),
-        python: str(frame, "python", line),
+        // Only the Python runner names a Python version: other runners (JS, Perl...) leave it out.
+        python: textOf(frame.python, ""),
         implementation: textOf(frame.implementation, "cpython"),
         executable: textOf(frame.executable, ""),
         protocol: numberOf(frame.protocol),

@@ -1,0 +1,380 @@
+// The one kernel client: one queue, one running cell, one interrupt path, one escalation timer and one exit
+// classification for every runtime; what differs between runtimes comes from their RuntimeDescription.
+import type { CellLanguage } from "../../contracts/cell-result.js";
+import { EvalkitError } from "../../errors.js";
+import { CellQueue } from "../cell-queue.js";
+import type {
+  CompletenessReply,
+  CompletionReply,
+  ExecuteOptions,
+  ExecuteOutcome,
+  Kernel,
+  KernelExit,
+} from "../kernel.js";
+import { ReplyWaiters } from "../reply-waiters.js";
+import { StrayOutput } from "../stray-output.js";
+import { describeCellDeath, describeNotRunning } from "./exit-classification.js";
+import { outputOfFrame, RunningCell } from "./running-cell.js";
+import type {
+  CellFrame,
+  ConnectionEvents,
+  RuntimeConnection,
+  RuntimeDescription,
+} from "./runtime-description.js";
+
+let kernelSerial = 0;
+
+/** How long a completion request waits for a runner busy in a synchronous loop. */
+const COMPLETE_TIMEOUT_MS = 2000;
+
+/** A retained kernel over a runtime description (docs/runtimes.md). */
+export class KernelClient implements Kernel {
+  readonly language: CellLanguage;
+  protected connection: RuntimeConnection | undefined;
+  private starting: Promise<void> | undefined;
+  /** Settles once the starting kernel's process exists (spawned or failed), before its `ready`. */
+  private launched: Promise<void> = Promise.resolve();
+  private running: RunningCell | undefined;
+  /** The cell between execute() and its frame (the kernel may be starting for it): an interrupt cancels it. */
+  private cellOnItsWay: { isInterrupted: boolean } | undefined;
+  private readonly cells = new CellQueue();
+  private readonly stray: StrayOutput | undefined;
+  private readonly completers = new ReplyWaiters<CompletionReply>();
+  private readonly completions = new ReplyWaiters<CompletenessReply>();
+  private readonly exitListeners = new Set<(exit: KernelExit) => void>();
+  private lastExit: KernelExit | undefined;
+  private isClosed = false;
+  private hostCount = 0;
+  private serial = 0;
+  private readonly name: string;
+
+  constructor(
+    protected readonly runtime: RuntimeDescription,
+    /** The kernel's own grace after an interrupt (a cell's `interruptGraceMs` wins). */
+    private readonly interruptGraceMs = runtime.interruptGraceMs,
+  ) {
+    this.language = runtime.language;
+    this.name = `${runtime.language}${++kernelSerial}`;
+    if (runtime.keepsStrayOutput) this.stray = new StrayOutput();
+    if (runtime.hasIsComplete) this.isComplete = (code) => this.askIsComplete(code);
+  }
+
+  get isAlive(): boolean {
+    return (
+      this.connection?.isAlive === true && !this.isClosed && this.runtime.isInterpreterAlive?.() !== false
+    );
+  }
+
+  /** The id of the process the host started: the process-group id of everything the kernel started. */
+  get pid(): number | undefined {
+    return this.connection?.pid;
+  }
+
+  /** Starts the runtime and waits for its `ready` (a kernel that restarts on execute does this on demand). */
+  start(): Promise<void> {
+    if (this.isClosed) return Promise.reject(this.closedError());
+    const connection = this.connection;
+    if (connection?.isAlive) return this.starting ?? Promise.resolve();
+    if (connection !== undefined && !this.runtime.restartsOnExecute)
+      return Promise.reject(new EvalkitError("KERNEL_START_FAILED", "kernel already started"));
+    this.starting = this.spawn();
+    return this.starting;
+  }
+
+  /** Runs one cell. Cells queue: a second call waits for the first. */
+  execute(code: string, options: ExecuteOptions = {}): Promise<ExecuteOutcome> {
+    if (typeof code !== "string")
+      return Promise.reject(new EvalkitError("INVALID_INPUT", "code must be a string", { field: "code" }));
+    return this.cells.add(() => this.runCell(code, options));
+  }
+
+  /**
+   * Asks the running cell to stop (a signal and/or an `interrupt` frame, as the runtime says); kills the kernel
+   * if the cell has not ended after the kernel's grace. The kernel keeps its state when the cell stops.
+   */
+  interrupt(): void {
+    this.interruptCell(this.interruptGraceMs);
+  }
+
+  /**
+   * Tab completion at `cursor` from the live state; no user code runs. Resolves to no matches when the kernel is
+   * gone, or after `timeoutMs` when a cell holds the runner's thread.
+   */
+  complete(code: string, cursor = code.length, timeoutMs = COMPLETE_TIMEOUT_MS): Promise<CompletionReply> {
+    const connection = this.connection;
+    if (!this.isAlive || connection === undefined) return Promise.resolve({ start: cursor, matches: [] });
+    const id = `${this.name}-t${++this.serial}`;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => settle({ start: cursor, matches: [] }), timeoutMs);
+      timer.unref();
+      const settle = (reply: CompletionReply) => {
+        clearTimeout(timer);
+        this.completers.forget(id);
+        if (this.running === undefined && this.completers.size === 0) connection.setRef(false);
+        resolve(reply);
+      };
+      this.completers.wait(id, settle);
+      // An idle kernel does not keep the host alive; a pending answer must, or a script's `await` ends with it.
+      connection.setRef(true);
+      connection.send({ type: "complete", id, code, cursor });
+    });
+  }
+
+  /** Is `code` a whole statement? Present only when the runtime answers `is_complete`. */
+  isComplete?(code: string): Promise<CompletenessReply>;
+
+  /** Stops the kernel and everything it started (exit request, SIGTERM, SIGKILL); resolves once it is gone. */
+  async shutdown(): Promise<KernelExit | undefined> {
+    this.isClosed = true;
+    const connection = this.connection;
+    if (connection === undefined) return undefined;
+    return (await connection.stop(true)) ?? this.lastExit;
+  }
+
+  onExit(listener: (exit: KernelExit) => void): () => void {
+    this.exitListeners.add(listener);
+    return () => this.exitListeners.delete(listener);
+  }
+
+  /** Ends the process (all state goes); a kernel that restarts on execute then starts afresh. */
+  protected async stopProcess(polite: boolean): Promise<void> {
+    const connection = this.connection;
+    if (connection === undefined || connection.exit !== undefined) return;
+    await connection.stop(polite);
+  }
+
+  /** The live interpreter died while its process lives on (Python checkpoints): the cell fails with `err`. */
+  protected loseInterpreter(err: EvalkitError): void {
+    this.answerAllWaiters();
+    this.settleRunning(err);
+  }
+
+  protected send(frame: Record<string, unknown>): void {
+    this.connection?.send(frame);
+  }
+
+  /** Runs `run` between cells (checkpoint requests queue with the cells). */
+  protected between<T>(run: () => Promise<T>): Promise<T> {
+    return this.cells.add(run);
+  }
+
+  /** The kernel's `isComplete` when the runtime has it (bound in the constructor of runtimes that do). */
+  protected askIsComplete(code: string): Promise<CompletenessReply> {
+    if (!this.isAlive) return Promise.reject(this.notRunningError("kernel is not running"));
+    const id = `${this.name}-c${++this.serial}`;
+    return new Promise((resolve) => {
+      this.completions.wait(id, resolve);
+      this.send({ type: "is_complete", id, code });
+    });
+  }
+
+  private async spawn(): Promise<void> {
+    let connection: RuntimeConnection | undefined;
+    const events: ConnectionEvents = {
+      onFrame: (frame, isPlain) => {
+        if (this.connection === connection) this.onFrame(frame, isPlain);
+      },
+      onProtocolError: (err) => {
+        if (this.connection !== connection) return;
+        void connection?.stop(false);
+        this.settleRunning(err);
+      },
+      onExit: (exit) => {
+        if (this.connection === connection) this.onConnectionExit(exit);
+      },
+    };
+    const launching = this.runtime.launch(events);
+    this.launched = launching.then(
+      () => undefined,
+      () => undefined,
+    );
+    connection = await launching;
+    this.connection = connection;
+    try {
+      const ready = await connection.handshake(this.runtime.startTimeoutMs);
+      this.runtime.onReady?.(ready);
+    } catch (err) {
+      await connection.stop(false);
+      throw err;
+    }
+    connection.setRef(false);
+  }
+
+  private async runCell(code: string, options: ExecuteOptions): Promise<ExecuteOutcome> {
+    if (this.isClosed) throw this.closedError();
+    // A cell cancelled before it began does not run at all.
+    if (options.signal?.aborted) return cancelledBeforeStart();
+    const onItsWay = { isInterrupted: false };
+    this.cellOnItsWay = onItsWay;
+    let isPrepared = false;
+    try {
+      if (!this.isAlive) {
+        if (!this.runtime.restartsOnExecute || this.runtime.isInterpreterAlive?.() === false)
+          // `started: false` tells callers the cell never reached the kernel, so re-running it is safe.
+          throw this.notRunningError("kernel is not running", { started: false });
+        // The kernel starts for this cell: the cell's own preparation overlaps the boot of its process.
+        const starting = this.start();
+        await this.launched;
+        this.runtime.prepareCell?.(code, options);
+        isPrepared = true;
+        await starting;
+      } else if (this.starting !== undefined) await this.starting;
+    } finally {
+      this.cellOnItsWay = undefined;
+    }
+    if (onItsWay.isInterrupted) return cancelledBeforeStart();
+    if (!isPrepared) this.runtime.prepareCell?.(code, options);
+    const connection = this.connection;
+    if (connection === undefined || !this.isAlive)
+      throw this.notRunningError("kernel is not running", { started: false });
+    const isCounted = !options.silent && options.storeHistory !== false;
+    const hostCount = this.runtime.countsCellsOnHost ? (isCounted ? ++this.hostCount : null) : undefined;
+    const id = `${this.name}-${++this.serial}`;
+    return new Promise<ExecuteOutcome>((resolve, reject) => {
+      const cell = new RunningCell(
+        id,
+        options,
+        this.runtime.retainStreamBytes,
+        this.runtime.echoesNonce,
+        hostCount,
+        { send: (frame) => this.send(frame), mapTraceback: this.runtime.mapTraceback?.bind(this.runtime) },
+        resolve,
+        reject,
+      );
+      this.running = cell;
+      this.stray?.moveInto(cell.record);
+      connection.setRef(true);
+      connection.send(
+        this.runtime.executeFrame({
+          id,
+          code,
+          options,
+          nonce: cell.nonce,
+          executionCount: hostCount ?? null,
+        }),
+      );
+      const grace = options.interruptGraceMs ?? this.interruptGraceMs;
+      cell.listen(options.signal, () => this.interruptCell(grace));
+    });
+  }
+
+  /** The one interrupt path: the runtime's signal and/or frame, then the one escalation timer. */
+  private interruptCell(graceMs: number): void {
+    const cell = this.running;
+    const connection = this.connection;
+    if (cell === undefined) {
+      // The cell is still on its way (the kernel is starting for it): it is cancelled before it runs.
+      if (this.cellOnItsWay) this.cellOnItsWay.isInterrupted = true;
+      return;
+    }
+    if (connection === undefined || !this.isAlive) return;
+    cell.abortCalls(new EvalkitError("ABORTED", "the cell was interrupted"));
+    const mode = this.runtime.interrupt;
+    // Before the cell has started, a signal could land between cells (where it is ignored): the frame queues
+    // behind the execute frame instead, so it reaches the cell it names. Where no signal crosses, only the frame.
+    const isSignalled =
+      mode !== "frame" && (cell.isStarted || mode === "signal+frame") && connection.signalInterrupt();
+    if (mode !== "signal" || !isSignalled) connection.send({ type: "interrupt", id: cell.id });
+    cell.armEscalation(graceMs, () => {
+      if (this.running === cell) void this.killCell(cell, graceMs);
+    });
+  }
+
+  /** The cell ignored its interrupt: kill what runs it (only the interpreter when that keeps checkpoints). */
+  private async killCell(cell: RunningCell, graceMs: number): Promise<void> {
+    cell.isKilling = true;
+    if (await this.runtime.killInterpreter?.()) return;
+    const connection = this.connection;
+    const exit = await connection?.stop(false);
+    // The exit settled the cell already, unless the process was gone before the kill.
+    if (this.running === cell && exit !== undefined)
+      this.settleRunning(describeCellDeath(this.runtime.name, exit, { killedAfterMs: graceMs }));
+  }
+
+  private onFrame(frame: CellFrame, isPlain: boolean): void {
+    switch (frame.type) {
+      case "complete_reply":
+        this.completers.answer(frame.id, { start: frame.start, matches: frame.matches });
+        return;
+      case "is_complete_reply":
+        this.completions.answer(frame.id, { status: frame.status, indent: frame.indent });
+        return;
+      case "unknown":
+        this.runtime.onUnknownFrame?.(frame.raw);
+        return;
+      case "protocol_error":
+        return;
+    }
+    const cell = this.running;
+    // Runtimes that name each frame's cell drop late frames of an ended one; JS streams carry no cell id.
+    const isThisCell = cell !== undefined && (frame.id === cell.id || this.stray !== undefined);
+    if (isThisCell) {
+      const outcome = cell.take(frame, isPlain);
+      if (outcome === undefined) return;
+      this.running = undefined;
+      this.connection?.setRef(false);
+      cell.settle(outcome);
+      return;
+    }
+    if (frame.type === "call") {
+      // A thread of a finished cell is waiting on this call: answer, or it waits forever.
+      this.send({
+        type: "reply",
+        callId: frame.callId,
+        ok: false,
+        error: { name: "CellEnded", message: `${frame.method}() was called after its cell ended` },
+      });
+      return;
+    }
+    if (this.stray !== undefined) {
+      const output = outputOfFrame(frame, isPlain, this.runtime.mapTraceback?.bind(this.runtime));
+      if (output !== undefined) this.stray.keep(output);
+    }
+  }
+
+  private onConnectionExit(exit: KernelExit): void {
+    this.starting = undefined;
+    this.lastExit = exit;
+    this.runtime.onExit?.(exit);
+    this.answerAllWaiters();
+    const cell = this.running;
+    if (cell !== undefined) {
+      this.settleRunning(
+        this.isClosed && exit.requested
+          ? new EvalkitError("KERNEL_CLOSED", "the kernel was shut down while the cell ran", { exit })
+          : describeCellDeath(
+              this.runtime.name,
+              exit,
+              cell.isKilling ? { killedAfterMs: cell.killGraceMs } : {},
+            ),
+      );
+    }
+    for (const listener of [...this.exitListeners]) listener(exit);
+  }
+
+  private settleRunning(outcome: Error): void {
+    const cell = this.running;
+    if (cell === undefined) return;
+    this.running = undefined;
+    this.connection?.setRef(false);
+    cell.settle(outcome);
+  }
+
+  private answerAllWaiters(): void {
+    this.completions.answerAll(() => ({ status: "invalid", indent: "" }));
+    this.completers.answerAll(() => ({ start: 0, matches: [] }));
+  }
+
+  private notRunningError(message: string, extra: Record<string, unknown> = {}): EvalkitError {
+    if (this.isClosed) return this.closedError();
+    return describeNotRunning(this.runtime.name, message, this.lastExit ?? this.connection?.exit, extra);
+  }
+
+  private closedError(): EvalkitError {
+    return new EvalkitError("KERNEL_CLOSED", `the ${this.runtime.name} kernel was shut down`);
+  }
+}
+
+function cancelledBeforeStart(): ExecuteOutcome {
+  return { status: "error", cancelled: true, executionCount: null, outputs: [], durationMs: 0 };
+}
