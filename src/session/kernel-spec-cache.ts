@@ -3,6 +3,7 @@
 import type { CellLanguage } from "../contracts/cell-result.js";
 import { EvalkitError } from "../errors.js";
 import type { JupyterServer } from "../kernel/jupyter/jupyter-server.js";
+import { findRuntime, type RuntimeSpec } from "../kernel/runtimes/define-runtime.js";
 import { buildPlainEnv } from "./default-kernels.js";
 import type {
   InterpreterResolver,
@@ -23,6 +24,8 @@ export interface SpecSettings {
   checkpoints?: boolean;
   /** The Jupyter server every language but `js` runs on, when one is configured. */
   jupyter?: (() => Promise<JupyterServer>) | undefined;
+  /** Protocol runtimes (docs/runtimes.md): their languages run locally, before a Jupyter server is asked. */
+  runtimes?: readonly RuntimeSpec[];
 }
 
 /** Describes the kernel a (language, session, cwd) needs, without re-resolving Python for every cell. */
@@ -38,13 +41,16 @@ export class KernelSpecCache {
   constructor(private readonly options: SpecSettings) {}
 
   async describeSpec(language: CellLanguage, sessionId: string, cwd: string): Promise<KernelSpec> {
+    const runtime = this.findRuntime(language);
+    if (runtime !== undefined) return this.describeRuntimeSpec(runtime, sessionId, cwd);
     if (language !== "js" && this.options.jupyter !== undefined)
       return this.describeRemoteSpec(language, sessionId, cwd, this.options.jupyter);
     if (language !== "py" && language !== "js") {
       throw new EvalkitError(
         "INVALID_INPUT",
-        `language ${JSON.stringify(language)} needs a Jupyter server: configure one (--jupyter URL, EVALKIT_JUPYTER_URL ` +
-          'or the option jupyter: { url }); without one cells run in "py" or "js"',
+        `language ${JSON.stringify(language)} needs a Jupyter server or a runtime: configure a server (--jupyter URL, ` +
+          "EVALKIT_JUPYTER_URL or the option jupyter: { url }) or describe a runner (the option runtimes, " +
+          'docs/runtimes.md); without one cells run in "py" or "js"',
         { field: "language" },
       );
     }
@@ -79,6 +85,7 @@ export class KernelSpecCache {
    * cached and settled, and its spec was built. Otherwise undefined (then describeSpec finds it).
    */
   describeSpecNow(language: CellLanguage, sessionId: string, cwd: string): KernelSpec | undefined {
+    if (this.findRuntime(language) !== undefined) return undefined;
     if (this.options.jupyter !== undefined && language !== "js")
       return this.remoteSpecs.get(remoteKey(language, sessionId, cwd));
     if (language !== "py") return undefined;
@@ -94,6 +101,23 @@ export class KernelSpecCache {
     )
       return undefined;
     return last.spec;
+  }
+
+  /** The language of a protocol runtime, found fast: most managers have none. */
+  private findRuntime(language: CellLanguage): RuntimeSpec | undefined {
+    const runtimes = this.options.runtimes;
+    if (runtimes === undefined || runtimes.length === 0 || language === "py" || language === "js") return undefined;
+    return findRuntime(runtimes, language);
+  }
+
+  /** A protocol runner's kernel: no interpreter to resolve, the filtered environment (as JS's). */
+  private describeRuntimeSpec(runtime: RuntimeSpec, sessionId: string, cwd: string): KernelSpec {
+    return {
+      ...this.describeBase(runtime.name, sessionId, cwd),
+      interpreter: undefined,
+      env: buildPlainEnv(this.options.extraEnv),
+      runtime,
+    };
   }
 
   /** A kernel on the server: the kernelspec that serves the language; no interpreter, no local environment. */

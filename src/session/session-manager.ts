@@ -9,6 +9,7 @@ import { HostBridge } from "./bridge-handlers.js";
 import { normaliseCwd } from "./call-cwd.js";
 import { ConcurrencyLimiter } from "./concurrency-limiter.js";
 import { CwdPins } from "./cwd-pin.js";
+import { checkRuntimes } from "../kernel/runtimes/define-runtime.js";
 import { createDefaultKernel, createDefaultResolver } from "./default-kernels.js";
 import { DEFAULT_MAX_TIMEOUT_SEC, DEFAULT_TIMEOUT_SEC } from "./idle-timeout.js";
 import { JobRegistry } from "./job-registry.js";
@@ -89,6 +90,7 @@ export class SessionManager {
     this.crashLoopThreshold = options.crashLoopThreshold ?? DEFAULT_CRASH_LOOP_THRESHOLD;
     this.jupyterSettings = options.jupyter ? { ...options.jupyter } : undefined;
     const sandbox = resolveSandboxSetting(options.sandbox, process.cwd());
+    const runtimes = checkRuntimes(options.runtimes);
     const limits =
       options.limits && Object.keys(options.limits).length > 0 ? { ...options.limits } : undefined;
     this.settings = Object.freeze({
@@ -96,6 +98,7 @@ export class SessionManager {
       limits,
       python: options.python,
       hasCustomInterpreter: options.resolveInterpreter !== undefined || (options.launcher?.length ?? 0) > 0,
+      runtimes,
     });
     this.cwdPins = sandbox ? new CwdPins() : undefined;
     this.specs = new KernelSpecCache({
@@ -114,6 +117,7 @@ export class SessionManager {
       limits,
       checkpoints: options.checkpoints !== undefined,
       jupyter: this.jupyterSettings ? () => this.connectJupyter() : undefined,
+      runtimes,
     });
     this.checkpoints = options.checkpoints;
     this.bridge = new HostBridge(options.bridge);

@@ -7,6 +7,7 @@ import type { Kernel, KernelExit } from "../kernel/kernel.js";
 import type { ResolvedSandbox, ResourceLimits, SandboxOptions } from "../runtime/sandbox-types.js";
 import type { HostBridgeHandlers } from "./bridge-handlers.js";
 import type { CheckpointOptions } from "./checkpoint-book.js";
+import type { RuntimeSpec } from "../kernel/runtimes/define-runtime.js";
 
 /** `session`: kernels retained per key; `per-call`: a fresh kernel per call, shut down after it. */
 export type KernelMode = "session" | "per-call";
@@ -41,6 +42,8 @@ export interface KernelSpec {
   forkOf?: { token: string; name: string } | undefined;
   /** Set when the kernel runs on a Jupyter server: the server and the kernelspec to start there. */
   jupyter?: { server: JupyterServer; kernelName: string } | undefined;
+  /** Set when the language is a protocol runtime's (docs/runtimes.md): the runtime to start. */
+  runtime?: RuntimeSpec | undefined;
 }
 
 /** Builds a kernel; the manager calls `start()` on it. */
@@ -67,6 +70,8 @@ export interface SessionManagerSettings {
   python: string | undefined;
   /** True when the manager picks interpreters with its own `resolveInterpreter` or runs them through a launcher. */
   hasCustomInterpreter: boolean;
+  /** The protocol runtimes the manager runs besides Python and JS (docs/runtimes.md). */
+  runtimes: readonly RuntimeSpec[];
 }
 
 export interface SessionManagerOptions {
@@ -114,6 +119,11 @@ export interface SessionManagerOptions {
    * goes to the kernelspec of that language; `dispose()`, eviction and resets delete the kernels started there.
    */
   jupyter?: JupyterSettings;
+  /**
+   * More languages, each a protocol runner described with `defineRuntime` (docs/runtimes.md): a cell whose
+   * language names one runs in a kernel of that runner.
+   */
+  runtimes?: RuntimeSpec[];
 }
 
 /** Opens a call: a sequence of cells that run back to back without other calls interleaving. */

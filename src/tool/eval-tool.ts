@@ -116,6 +116,10 @@ export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
     config.manager?.settings.hasCustomInterpreter ? (cwd) => manager.resolveInterpreter(cwd) : undefined,
     config.sandbox ? [config.cwd, ...config.sandbox.writable] : undefined,
   );
+  // A protocol runtime's other names map to its own (docs/runtimes.md).
+  const runtimeAliases = Object.fromEntries(
+    config.runtimes.flatMap((runtime) => runtime.aliases.map((alias) => [alias, runtime.name])),
+  );
   // Built when first needed: the usual `{ cells: [{ code }] }` call is checked without it (input-schema.ts).
   let zodSchema: EvalInputSchema | undefined;
   const getZodSchema = () => {
@@ -124,6 +128,7 @@ export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
       maxTimeout: config.maxTimeout,
       defaultTimeout: config.defaultTimeout,
       isOpenLanguage: remote !== undefined,
+      aliases: runtimeAliases,
     });
     return zodSchema;
   };
@@ -143,6 +148,7 @@ export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
         maxTimeout: config.maxTimeout,
         defaultTimeout: config.defaultTimeout,
         isOpenLanguage: remote !== undefined,
+        aliases: runtimeAliases,
       }),
     );
 
@@ -257,6 +263,7 @@ export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
         mode: manager.mode,
         defaultTimeout: config.defaultTimeout,
         maxTimeout: config.maxTimeout,
+        ...(config.runtimes.length > 0 ? { runtimes: config.runtimes } : {}),
         ...(remote
           ? {
               jupyter: {
