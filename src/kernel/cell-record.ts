@@ -27,6 +27,8 @@ export class CellRecord {
     if (output.type === "error")
       this.error = { ename: output.ename, evalue: output.evalue, traceback: output.traceback };
     this.options.onOutput?.(output);
+    // The caller keeps what it receives (`retainOutputs: false`): the cell's output is retained once, there.
+    if (this.options.retainOutputs === false) return;
     if (output.type !== "stream") {
       // Displays are bounded too: a loop of large displays must not grow the host.
       this.displays.keep(output);

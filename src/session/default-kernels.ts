@@ -96,7 +96,13 @@ export const createDefaultKernel: KernelFactory = (spec: KernelSpec): Kernel => 
  * promises more (a sandbox, limits, a launcher) than such a kernel can keep, rather than run it without them.
  */
 function createProtocolKernel(spec: KernelSpec, runtime: RuntimeSpec): Kernel {
-  const refused = spec.sandbox ? "sandbox" : spec.limits ? "limits" : spec.launcher?.length ? "launcher" : undefined;
+  const refused = spec.sandbox
+    ? "sandbox"
+    : spec.limits
+      ? "limits"
+      : spec.launcher?.length
+        ? "launcher"
+        : undefined;
   if (refused !== undefined)
     throw new EvalkitError(
       "INVALID_INPUT",

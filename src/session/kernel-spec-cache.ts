@@ -106,7 +106,8 @@ export class KernelSpecCache {
   /** The language of a protocol runtime, found fast: most managers have none. */
   private findRuntime(language: CellLanguage): RuntimeSpec | undefined {
     const runtimes = this.options.runtimes;
-    if (runtimes === undefined || runtimes.length === 0 || language === "py" || language === "js") return undefined;
+    if (runtimes === undefined || runtimes.length === 0 || language === "py" || language === "js")
+      return undefined;
     return findRuntime(runtimes, language);
   }
 

@@ -4,10 +4,10 @@ import type { CellErrorInfo, KernelOutput } from "../contracts/outputs.js";
 import type { JupyterSettings } from "../kernel/jupyter/jupyter-rest.js";
 import type { JupyterServer } from "../kernel/jupyter/jupyter-server.js";
 import type { Kernel, KernelExit } from "../kernel/kernel.js";
+import type { RuntimeSpec } from "../kernel/runtimes/define-runtime.js";
 import type { ResolvedSandbox, ResourceLimits, SandboxOptions } from "../runtime/sandbox-types.js";
 import type { HostBridgeHandlers } from "./bridge-handlers.js";
 import type { CheckpointOptions } from "./checkpoint-book.js";
-import type { RuntimeSpec } from "../kernel/runtimes/define-runtime.js";
 
 /** `session`: kernels retained per key; `per-call`: a fresh kernel per call, shut down after it. */
 export type KernelMode = "session" | "per-call";

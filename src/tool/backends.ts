@@ -135,7 +135,9 @@ export class BackendSelector {
 
   /** A protocol runtime's language (docs/runtimes.md): enabled and neither Python nor JS; it runs as it is. */
   private isRuntimeLanguage(language: CellLanguage | undefined): language is CellLanguage {
-    return language !== undefined && language !== "py" && language !== "js" && this.enabled.includes(language);
+    return (
+      language !== undefined && language !== "py" && language !== "js" && this.enabled.includes(language)
+    );
   }
 
   async route(language: CellLanguage | undefined): Promise<CellRoute> {

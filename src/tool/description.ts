@@ -66,7 +66,9 @@ export function buildEvalDescription(options: DescriptionOptions): string {
 
   for (const runtime of options.runtimes ?? []) {
     if (!options.languages.includes(runtime.name)) continue;
-    paragraphs.push(`"${runtime.name}" cells run in a ${runtime.name} kernel${runtime.summary ? `: ${runtime.summary}` : "."}`);
+    paragraphs.push(
+      `"${runtime.name}" cells run in a ${runtime.name} kernel${runtime.summary ? `: ${runtime.summary}` : "."}`,
+    );
   }
 
   const reader = hasPy

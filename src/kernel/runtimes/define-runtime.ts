@@ -51,7 +51,9 @@ const NAME = /^[a-z][a-z0-9_+-]{0,31}$/;
 const languageName = z
   .string()
   .regex(NAME, "expected a lower-case language name (letters, digits, _ + -), at most 32 characters")
-  .refine((name) => !RESERVED_NAMES.has(name), { message: "py, js, python and javascript are evalkit's own" });
+  .refine((name) => !RESERVED_NAMES.has(name), {
+    message: "py, js, python and javascript are evalkit's own",
+  });
 
 const definitionSchema = z.strictObject({
   name: languageName,
@@ -91,19 +93,28 @@ export function defineRuntime(definition: RuntimeDefinition): RuntimeSpec {
 }
 
 /** Checks a list of runtimes for one manager or tool: specs from defineRuntime, no name taken twice. */
-export function checkRuntimes(runtimes: readonly RuntimeSpec[] | undefined, field = "runtimes"): RuntimeSpec[] {
+export function checkRuntimes(
+  runtimes: readonly RuntimeSpec[] | undefined,
+  field = "runtimes",
+): RuntimeSpec[] {
   if (runtimes === undefined) return [];
   if (!Array.isArray(runtimes))
-    throw new EvalkitError("INVALID_INPUT", `${field} must be an array of defineRuntime() results`, { field });
+    throw new EvalkitError("INVALID_INPUT", `${field} must be an array of defineRuntime() results`, {
+      field,
+    });
   const seen = new Set<string>();
   return runtimes.map((runtime, index) => {
     // A plain object (not from defineRuntime) is validated here too, so every entry point checks the same way.
     const spec = Object.isFrozen(runtime) ? runtime : defineRuntime(runtime as unknown as RuntimeDefinition);
     for (const name of [spec.name, ...spec.aliases]) {
       if (seen.has(name))
-        throw new EvalkitError("INVALID_INPUT", `${field}[${index}]: the language name "${name}" is taken twice`, {
-          field: `${field}[${index}].name`,
-        });
+        throw new EvalkitError(
+          "INVALID_INPUT",
+          `${field}[${index}]: the language name "${name}" is taken twice`,
+          {
+            field: `${field}[${index}].name`,
+          },
+        );
       seen.add(name);
     }
     return spec;

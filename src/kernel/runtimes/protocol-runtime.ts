@@ -19,7 +19,10 @@ export interface RuntimeKernelOptions {
 }
 
 /** The description of one kernel of `runtime`. */
-export function describeProtocolRuntime(runtime: RuntimeSpec, options: RuntimeKernelOptions): RuntimeDescription {
+export function describeProtocolRuntime(
+  runtime: RuntimeSpec,
+  options: RuntimeKernelOptions,
+): RuntimeDescription {
   const [command, ...args] = runtime.command;
   return {
     name: runtime.name,
