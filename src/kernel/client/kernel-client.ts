@@ -14,7 +14,7 @@ import type {
 import { ReplyWaiters } from "../reply-waiters.js";
 import { StrayOutput } from "../stray-output.js";
 import { describeCellDeath, describeNotRunning } from "./exit-classification.js";
-import { outputOfFrame, RunningCell } from "./running-cell.js";
+import { type CellHost, outputOfFrame, RunningCell } from "./running-cell.js";
 import type {
   CellFrame,
   ConnectionEvents,
@@ -47,6 +47,10 @@ export class KernelClient implements Kernel {
   private hostCount = 0;
   private serial = 0;
   private readonly name: string;
+  /** True between a successful handshake and the process's exit. */
+  private isReady = false;
+  /** What every running cell needs from the client (made once: a warm cell makes none). */
+  private readonly cellHost: CellHost;
 
   constructor(
     protected readonly runtime: RuntimeDescription,
@@ -56,6 +60,10 @@ export class KernelClient implements Kernel {
     this.language = runtime.language;
     this.name = `${runtime.language}${++kernelSerial}`;
     if (runtime.keepsStrayOutput) this.stray = new StrayOutput();
+    this.cellHost = {
+      send: (frame) => this.send(frame),
+      mapTraceback: runtime.mapTraceback?.bind(runtime),
+    };
     if (runtime.hasIsComplete) this.isComplete = (code) => this.askIsComplete(code);
   }
 
@@ -193,6 +201,7 @@ export class KernelClient implements Kernel {
     try {
       const ready = await connection.handshake(this.runtime.startTimeoutMs);
       this.runtime.onReady?.(ready);
+      this.isReady = this.connection === connection && connection.isAlive;
     } catch (err) {
       await connection.stop(false);
       throw err;
@@ -200,10 +209,22 @@ export class KernelClient implements Kernel {
     connection.setRef(false);
   }
 
-  private async runCell(code: string, options: ExecuteOptions): Promise<ExecuteOutcome> {
-    if (this.isClosed) throw this.closedError();
+  /** The warm path (a ready kernel) stays synchronous up to the execute frame: no turn of the event loop is lost. */
+  private runCell(code: string, options: ExecuteOptions): Promise<ExecuteOutcome> {
+    if (this.isClosed) return Promise.reject(this.closedError());
     // A cell cancelled before it began does not run at all.
-    if (options.signal?.aborted) return cancelledBeforeStart();
+    if (options.signal?.aborted) return Promise.resolve(cancelledBeforeStart());
+    if (!this.isReady || !this.isAlive) return this.startThenRun(code, options);
+    try {
+      this.runtime.prepareCell?.(code, options);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return this.sendCell(code, options);
+  }
+
+  /** A cell for a kernel that is starting, or not running: it waits for the start, or fails saying it never ran. */
+  private async startThenRun(code: string, options: ExecuteOptions): Promise<ExecuteOutcome> {
     const onItsWay = { isInterrupted: false };
     this.cellOnItsWay = onItsWay;
     let isPrepared = false;
@@ -224,9 +245,13 @@ export class KernelClient implements Kernel {
     }
     if (onItsWay.isInterrupted) return cancelledBeforeStart();
     if (!isPrepared) this.runtime.prepareCell?.(code, options);
+    return this.sendCell(code, options);
+  }
+
+  private sendCell(code: string, options: ExecuteOptions): Promise<ExecuteOutcome> {
     const connection = this.connection;
     if (connection === undefined || !this.isAlive)
-      throw this.notRunningError("kernel is not running", { started: false });
+      return Promise.reject(this.notRunningError("kernel is not running", { started: false }));
     const isCounted = !options.silent && options.storeHistory !== false;
     const hostCount = this.runtime.countsCellsOnHost ? (isCounted ? ++this.hostCount : null) : undefined;
     const id = `${this.name}-${++this.serial}`;
@@ -237,7 +262,7 @@ export class KernelClient implements Kernel {
         this.runtime.retainStreamBytes,
         this.runtime.echoesNonce,
         hostCount,
-        { send: (frame) => this.send(frame), mapTraceback: this.runtime.mapTraceback?.bind(this.runtime) },
+        this.cellHost,
         resolve,
         reject,
       );
@@ -327,13 +352,14 @@ export class KernelClient implements Kernel {
       return;
     }
     if (this.stray !== undefined) {
-      const output = outputOfFrame(frame, isPlain, this.runtime.mapTraceback?.bind(this.runtime));
+      const output = outputOfFrame(frame, isPlain, this.cellHost.mapTraceback);
       if (output !== undefined) this.stray.keep(output);
     }
   }
 
   private onConnectionExit(exit: KernelExit): void {
     this.starting = undefined;
+    this.isReady = false;
     this.lastExit = exit;
     this.runtime.onExit?.(exit);
     this.answerAllWaiters();

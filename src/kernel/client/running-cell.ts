@@ -147,7 +147,9 @@ export class RunningCell {
     this.isSettled = true;
     clearTimeout(this.escalation);
     this.detachSignal?.();
-    this.abortCalls(new EvalkitError("ABORTED", "the cell ended"));
+    // Only a cell with calls in flight pays for an error (and its stack): a warm cell makes none.
+    if (this.calls !== undefined && this.calls.size > 0)
+      this.abortCalls(new EvalkitError("ABORTED", "the cell ended"));
     if (outcome instanceof Error) this.reject(outcome);
     else this.resolve(outcome);
   }
