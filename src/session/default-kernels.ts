@@ -65,6 +65,7 @@ export const createDefaultKernel: KernelFactory = (spec: KernelSpec): Kernel => 
   if (spec.runtime !== undefined) return createProtocolKernel(spec, spec.runtime);
   if (spec.jupyter !== undefined)
     return spec.jupyter.server.createKernel(spec.jupyter.kernelName, spec.language);
+  // The two built-in runtimes take different options: JS a memory limit of its own and no interpreter.
   if (spec.language === "js") {
     const memoryMb = spec.limits?.memoryMb;
     return new JsKernel({

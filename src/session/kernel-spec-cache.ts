@@ -43,8 +43,10 @@ export class KernelSpecCache {
   async describeSpec(language: CellLanguage, sessionId: string, cwd: string): Promise<KernelSpec> {
     const runtime = this.findRuntime(language);
     if (runtime !== undefined) return this.describeRuntimeSpec(runtime, sessionId, cwd);
+    // JS stays local beside a Jupyter server: its kernel is evalkit's own node process, no server's kernelspec.
     if (language !== "js" && this.options.jupyter !== undefined)
       return this.describeRemoteSpec(language, sessionId, cwd, this.options.jupyter);
+    // Python and JS are built in; any other language needs a server or a runtime description.
     if (language !== "py" && language !== "js") {
       throw new EvalkitError(
         "INVALID_INPUT",
@@ -54,6 +56,7 @@ export class KernelSpecCache {
         { field: "language" },
       );
     }
+    // Only Python resolves an interpreter per cwd (venvs, PATH); JS runs the host's own node.
     if (language === "py") {
       // The same resolution (cached for resolveCacheMs) gives the same spec: every warm cell asks for it.
       const resolved = await this.resolveCached(cwd);
@@ -86,6 +89,7 @@ export class KernelSpecCache {
    */
   describeSpecNow(language: CellLanguage, sessionId: string, cwd: string): KernelSpec | undefined {
     if (this.findRuntime(language) !== undefined) return undefined;
+    // As in describeSpec: JS stays local beside a server, and only Python has a cached resolution to reuse.
     if (this.options.jupyter !== undefined && language !== "js")
       return this.remoteSpecs.get(remoteKey(language, sessionId, cwd));
     if (language !== "py") return undefined;
@@ -106,8 +110,7 @@ export class KernelSpecCache {
   /** The language of a protocol runtime, found fast: most managers have none. */
   private findRuntime(language: CellLanguage): RuntimeSpec | undefined {
     const runtimes = this.options.runtimes;
-    if (runtimes === undefined || runtimes.length === 0 || language === "py" || language === "js")
-      return undefined;
+    if (runtimes === undefined || runtimes.length === 0) return undefined;
     return findRuntime(runtimes, language);
   }
 
@@ -161,6 +164,7 @@ export class KernelSpecCache {
       interruptGraceMs: this.options.interruptGraceMs,
       ...(this.options.sandbox ? { sandbox: this.options.sandbox } : {}),
       ...(this.options.limits ? { limits: this.options.limits } : {}),
+      // Only the Python runner can fork a parked copy of its interpreter (docs/checkpoints.md).
       ...(this.options.checkpoints === true && language === "py" ? { checkpoints: true } : {}),
     };
   }

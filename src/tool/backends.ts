@@ -133,7 +133,10 @@ export class BackendSelector {
     return this.pythonCheck?.ok === true ? RUN_PY : undefined;
   }
 
-  /** A protocol runtime's language (docs/runtimes.md): enabled and neither Python nor JS; it runs as it is. */
+  /**
+   * A protocol runtime's language (docs/runtimes.md): enabled and neither Python nor JS, which have routes of their
+   * own (Python's preflight, JS as its fallback); a runtime's cells run as they are.
+   */
   private isRuntimeLanguage(language: CellLanguage | undefined): language is CellLanguage {
     return (
       language !== undefined && language !== "py" && language !== "js" && this.enabled.includes(language)

@@ -106,7 +106,7 @@ export function createEvalInputSchema(options: EvalInputSchemaOptions = {}) {
       : value === "javascript"
         ? "js"
         : ((extraKeys.size > 0 ? extraKeys.get(value) : undefined) ?? (value as CellLanguage));
-  const isPyJs = languages.every((l) => l === "py" || l === "js");
+  const isBuiltIn = languages.every((l) => ALIASES[l] !== undefined);
 
   const language = options.isOpenLanguage
     ? z
@@ -124,7 +124,7 @@ export function createEvalInputSchema(options: EvalInputSchemaOptions = {}) {
         .describe(
           languages.length === 1
             ? `Language of the cell: ${describeLanguages(languages)} (the only one available; "${ALIASES[languages[0]!]}" also accepted).`
-            : isPyJs
+            : isBuiltIn
               ? `Language of the cell: "py" (default) or "js"; "python" and "javascript" are accepted too.`
               : `Language of the cell: ${describeLanguages(languages)} (default "${languages[0]}").`,
         );
