@@ -2,7 +2,6 @@
 // classification for every runtime; what differs between runtimes comes from their RuntimeDescription.
 import type { CellLanguage } from "../../contracts/cell-result.js";
 import { EvalkitError } from "../../errors.js";
-import { CellQueue } from "../cell-queue.js";
 import type {
   CompletenessReply,
   CompletionReply,
@@ -11,9 +10,9 @@ import type {
   Kernel,
   KernelExit,
 } from "../kernel.js";
-import { ReplyWaiters } from "../reply-waiters.js";
-import { StrayOutput } from "../stray-output.js";
+import { CellQueue } from "./cell-queue.js";
 import { describeCellDeath, describeNotRunning } from "./exit-classification.js";
+import { ReplyWaiters } from "./reply-waiters.js";
 import { type CellHost, outputOfFrame, RunningCell } from "./running-cell.js";
 import type {
   CellFrame,
@@ -21,6 +20,7 @@ import type {
   RuntimeConnection,
   RuntimeDescription,
 } from "./runtime-description.js";
+import { StrayOutput } from "./stray-output.js";
 
 let kernelSerial = 0;
 

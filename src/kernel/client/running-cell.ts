@@ -3,10 +3,10 @@
 import type { KernelOutput } from "../../contracts/outputs.js";
 import { EvalkitError } from "../../errors.js";
 import { createRandomToken } from "../../text/random-tokens.js";
-import { CellRecord } from "../cell-record.js";
-import { answerHostCall } from "../host-calls.js";
 import type { ExecuteOptions, ExecuteOutcome } from "../kernel.js";
-import { outputOfDisplayFrame } from "../runner-frames.js";
+import { outputOfDisplayFrame } from "../wire/runner-frames.js";
+import { CellRecord } from "./cell-record.js";
+import { answerHostCall } from "./host-calls.js";
 import type { CellFrame } from "./runtime-description.js";
 
 /** The output a cell frame stands for, or undefined for frames that are not output. */

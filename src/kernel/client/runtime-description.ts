@@ -3,7 +3,7 @@
 import type { CellLanguage } from "../../contracts/cell-result.js";
 import type { EvalkitError } from "../../errors.js";
 import type { ExecuteOptions, KernelExit } from "../kernel.js";
-import type { ReadyFrame, RunnerFrame } from "../runner-frames.js";
+import type { ReadyFrame, RunnerFrame } from "../wire/runner-frames.js";
 
 /** Every runner frame but the handshake's `ready`, which the connection answers itself. */
 export type CellFrame = Exclude<RunnerFrame, ReadyFrame>;

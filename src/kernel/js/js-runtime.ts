@@ -6,7 +6,7 @@ import { EvalkitError } from "../../errors.js";
 import { isDirectory } from "../../runtime/find-executable.js";
 import type { CellRequest, ConnectionEvents, RuntimeDescription } from "../client/runtime-description.js";
 import type { ExecuteOptions } from "../kernel.js";
-import { decodeRunnerFrameObject } from "../runner-frames.js";
+import { decodeRunnerFrameObject } from "../wire/runner-frames.js";
 import { CellColumnMap } from "./cell-columns.js";
 import { JS_INTERRUPT_GRACE_MS, JS_START_TIMEOUT_MS, type JsKernelOptions } from "./js-kernel-options.js";
 import { JsKernelProcess } from "./js-kernel-process.js";

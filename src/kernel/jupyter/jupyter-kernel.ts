@@ -1,9 +1,9 @@
 // One kernel on a Jupyter server: started by REST, cells over its WebSocket, interrupt and shutdown by REST.
 import { randomUUID } from "node:crypto";
 import { EvalkitError } from "../../errors.js";
-import { CellQueue } from "../cell-queue.js";
+import { CellQueue } from "../client/cell-queue.js";
 import type { ExecuteOptions, ExecuteOutcome, Kernel, KernelExit } from "../kernel.js";
-import { withStartDeadline } from "../start-deadline.js";
+import { withStartDeadline } from "../process/start-deadline.js";
 import {
   buildMessage,
   type JupyterKernelInfo,

@@ -7,14 +7,19 @@ import { createRandomToken } from "../../text/random-tokens.js";
 import { summarizeStderr } from "../client/exit-classification.js";
 import type { ConnectionEvents, RuntimeConnection } from "../client/runtime-description.js";
 import type { KernelExit } from "../kernel.js";
-import { climbKillLadder, reapKernelTree, waitForChildExit } from "../kill-ladder.js";
-import { LineReader } from "../line-reader.js";
-import { decodePlainStreamLine } from "../plain-stream-line.js";
-import { signalGroup } from "../process-group.js";
-import { KERNEL_TAG_NAME } from "../process-tree.js";
-import { decodeRunnerFrame, encodeHostFrame, isPlainStreamLine, type ReadyFrame } from "../runner-frames.js";
-import { unwrapSandboxExit } from "../sandbox-exit.js";
-import { withStartDeadline } from "../start-deadline.js";
+import { LineReader } from "../wire/line-reader.js";
+import { decodePlainStreamLine } from "../wire/plain-stream-line.js";
+import {
+  decodeRunnerFrame,
+  encodeHostFrame,
+  isPlainStreamLine,
+  type ReadyFrame,
+} from "../wire/runner-frames.js";
+import { climbKillLadder, reapKernelTree, waitForChildExit } from "./kill-ladder.js";
+import { signalGroup } from "./process-group.js";
+import { KERNEL_TAG_NAME } from "./process-tree.js";
+import { unwrapSandboxExit } from "./sandbox-exit.js";
+import { withStartDeadline } from "./start-deadline.js";
 
 /** How much of the runner's stderr a kernel keeps for its death notice. */
 export const STDERR_TAIL_BYTES = 8192;

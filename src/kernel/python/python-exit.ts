@@ -3,7 +3,7 @@ import { basename } from "node:path";
 import { EvalkitError } from "../../errors.js";
 import type { KernelCgroup } from "../../runtime/sandbox-cgroup.js";
 import type { ResourceLimits } from "../../runtime/sandbox-types.js";
-import { describeCgroupOom } from "../sandbox-exit.js";
+import { describeCgroupOom } from "../process/sandbox-exit.js";
 
 /** ssh exits with 255 for its own failures (connection refused, dropped, auth): the far side is unreachable. */
 export function describeLostConnection(

@@ -13,7 +13,7 @@ import type {
 } from "../client/runtime-description.js";
 import type { KernelExit } from "../kernel.js";
 import { type EarlyStderr, StdioRunnerProcess } from "../process/stdio-runner-process.js";
-import type { ReadyFrame } from "../runner-frames.js";
+import type { ReadyFrame } from "../wire/runner-frames.js";
 import { type CheckpointChannel, PythonCheckpoints } from "./python-checkpoints.js";
 import { buildPythonLaunch } from "./python-command.js";
 import { describeLimitDeath, describeLostConnection, describeSpawnError } from "./python-exit.js";

@@ -101,9 +101,7 @@ describe.skipIf(perlMissing !== undefined)("a protocol runtime's kernel", () => 
 
   it("reports a runner that exits during a cell with its exit code and stderr", async () => {
     const kernel = await startKernel();
-    const failure = await kernel
-      .execute('print STDERR "bye\\n"; exit 7;')
-      .catch((err: unknown) => err);
+    const failure = await kernel.execute('print STDERR "bye\\n"; exit 7;').catch((err: unknown) => err);
     expect(isEvalkitError(failure, "KERNEL_DIED")).toBe(true);
     expect(isEvalkitError(failure) && failure.details).toMatchObject({ exitCode: 7, killed: false });
   });

@@ -1,9 +1,9 @@
 // Output between JS cells waits for the next cell within a bound; what the bound drops is announced, not lost silently.
 
 import { describe, expect, it } from "vitest";
-import type { KernelOutput } from "../../src/contracts/outputs.js";
-import { CellRecord } from "../../src/kernel/cell-record.js";
-import { STRAY_LIMIT_CHARS, StrayOutput } from "../../src/kernel/stray-output.js";
+import type { KernelOutput } from "../../../src/contracts/outputs.js";
+import { CellRecord } from "../../../src/kernel/client/cell-record.js";
+import { STRAY_LIMIT_CHARS, StrayOutput } from "../../../src/kernel/client/stray-output.js";
 
 function recordSeeing(seen: KernelOutput[]): CellRecord {
   return new CellRecord("c1", { onOutput: (output) => seen.push(output) });
