@@ -72,6 +72,25 @@ describe.skipIf(perlMissing !== undefined)("eval tool with a Perl runtime", () =
     expect(next.details.cells[0]?.text.trim()).toBe("42");
   });
 
+  it("replaces a Perl kernel that died in a cell with a fresh one on the next call", async () => {
+    const tool = makeTool({ runtimes: [perl] });
+    await tool.execute({ cells: [{ language: "perl", code: "our $kept = 1;" }] });
+    const died = await tool.execute({ cells: [{ language: "perl", code: "exit 3;" }] });
+    expect(died.details.ok).toBe(false);
+    expect(died.details.cells[0]?.status).not.toBe("ok");
+    const next = await tool.execute({
+      cells: [{ language: "perl", code: "defined $kept ? 'kept' : 'fresh'" }],
+    });
+    expect(next.details.cells[0]).toMatchObject({ status: "ok", text: "fresh\n" });
+  });
+
+  it("refuses to run a Perl cell under resource limits it cannot keep, and says which option", async () => {
+    const tool = makeTool({ runtimes: [perl], limits: { cpuSeconds: 60 } });
+    const result = await tool.execute({ cells: [{ language: "perl", code: "1" }] });
+    expect(result.details.cells[0]?.status).not.toBe("ok");
+    expect(result.details.cells[0]?.text).toContain("cannot run with the option limits");
+  });
+
   it("answers a Perl cell's completion() through the tool's host handler", async () => {
     const tool = makeTool({
       runtimes: [perl],

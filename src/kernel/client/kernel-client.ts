@@ -12,7 +12,7 @@ import type {
 } from "../kernel.js";
 import { CellQueue } from "./cell-queue.js";
 import { describeCellDeath, describeNotRunning } from "./exit-classification.js";
-import { ReplyWaiters } from "./reply-waiters.js";
+import { ReplyRequests } from "./reply-requests.js";
 import { type CellHost, outputOfFrame, RunningCell } from "./running-cell.js";
 import type {
   CellFrame,
@@ -39,8 +39,7 @@ export class KernelClient implements Kernel {
   private cellOnItsWay: { isInterrupted: boolean } | undefined;
   private readonly cells = new CellQueue();
   private readonly stray: StrayOutput | undefined;
-  private readonly completers = new ReplyWaiters<CompletionReply>();
-  private readonly completions = new ReplyWaiters<CompletenessReply>();
+  private readonly replies: ReplyRequests;
   private readonly exitListeners = new Set<(exit: KernelExit) => void>();
   private lastExit: KernelExit | undefined;
   private isClosed = false;
@@ -59,6 +58,7 @@ export class KernelClient implements Kernel {
   ) {
     this.language = runtime.language;
     this.name = `${runtime.language}${++kernelSerial}`;
+    this.replies = new ReplyRequests(this.name);
     if (runtime.keepsStrayOutput) this.stray = new StrayOutput();
     this.cellHost = {
       send: (frame) => this.send(frame),
@@ -111,21 +111,7 @@ export class KernelClient implements Kernel {
   complete(code: string, cursor = code.length, timeoutMs = COMPLETE_TIMEOUT_MS): Promise<CompletionReply> {
     const connection = this.connection;
     if (!this.isAlive || connection === undefined) return Promise.resolve({ start: cursor, matches: [] });
-    const id = `${this.name}-t${++this.serial}`;
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => settle({ start: cursor, matches: [] }), timeoutMs);
-      timer.unref();
-      const settle = (reply: CompletionReply) => {
-        clearTimeout(timer);
-        this.completers.forget(id);
-        if (this.running === undefined && this.completers.size === 0) connection.setRef(false);
-        resolve(reply);
-      };
-      this.completers.wait(id, settle);
-      // An idle kernel does not keep the host alive; a pending answer must, or a script's `await` ends with it.
-      connection.setRef(true);
-      connection.send({ type: "complete", id, code, cursor });
-    });
+    return this.replies.complete(connection, code, cursor, timeoutMs, () => this.running === undefined);
   }
 
   /** Is `code` a whole statement? Present only when the runtime answers `is_complete`. */
@@ -153,7 +139,7 @@ export class KernelClient implements Kernel {
 
   /** The live interpreter died while its process lives on (Python checkpoints): the cell fails with `err`. */
   protected loseInterpreter(err: EvalkitError): void {
-    this.answerAllWaiters();
+    this.replies.answerAll();
     this.settleRunning(err);
   }
 
@@ -168,12 +154,10 @@ export class KernelClient implements Kernel {
 
   /** The kernel's `isComplete` when the runtime has it (bound in the constructor of runtimes that do). */
   protected askIsComplete(code: string): Promise<CompletenessReply> {
-    if (!this.isAlive) return Promise.reject(this.notRunningError("kernel is not running"));
-    const id = `${this.name}-c${++this.serial}`;
-    return new Promise((resolve) => {
-      this.completions.wait(id, resolve);
-      this.send({ type: "is_complete", id, code });
-    });
+    const connection = this.connection;
+    if (!this.isAlive || connection === undefined)
+      return Promise.reject(this.notRunningError("kernel is not running"));
+    return this.replies.isComplete(connection, code);
   }
 
   private async spawn(): Promise<void> {
@@ -319,10 +303,10 @@ export class KernelClient implements Kernel {
   private onFrame(frame: CellFrame, isPlain: boolean): void {
     switch (frame.type) {
       case "complete_reply":
-        this.completers.answer(frame.id, { start: frame.start, matches: frame.matches });
+        this.replies.answerComplete(frame.id, { start: frame.start, matches: frame.matches });
         return;
       case "is_complete_reply":
-        this.completions.answer(frame.id, { status: frame.status, indent: frame.indent });
+        this.replies.answerIsComplete(frame.id, { status: frame.status, indent: frame.indent });
         return;
       case "unknown":
         this.runtime.onUnknownFrame?.(frame.raw);
@@ -362,7 +346,7 @@ export class KernelClient implements Kernel {
     this.isReady = false;
     this.lastExit = exit;
     this.runtime.onExit?.(exit);
-    this.answerAllWaiters();
+    this.replies.answerAll();
     const cell = this.running;
     if (cell !== undefined) {
       this.settleRunning(
@@ -384,11 +368,6 @@ export class KernelClient implements Kernel {
     this.running = undefined;
     this.connection?.setRef(false);
     cell.settle(outcome);
-  }
-
-  private answerAllWaiters(): void {
-    this.completions.answerAll(() => ({ status: "invalid", indent: "" }));
-    this.completers.answerAll(() => ({ start: 0, matches: [] }));
   }
 
   private notRunningError(message: string, extra: Record<string, unknown> = {}): EvalkitError {
