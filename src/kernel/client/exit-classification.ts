@@ -50,6 +50,23 @@ export function describeCellDeath(
   );
 }
 
+/**
+ * KERNEL_DIED for the cell that was running when its kernel was shut down. Not KERNEL_CLOSED: the cell reached
+ * the kernel and may have had effects, so a caller must not run it again as if it never started.
+ */
+export function describeShutdownDuringCell(runtimeName: string, exit: KernelExit): EvalkitError {
+  return new EvalkitError(
+    "KERNEL_DIED",
+    `the ${runtimeName} kernel was shut down while the cell ran; state lost`,
+    {
+      killed: false,
+      stateLost: true,
+      started: true,
+      ...detailsOf(exit),
+    },
+  );
+}
+
 /** KERNEL_DIED for a cell that never reached the kernel (not started, or gone): `extra.started` says so. */
 export function describeNotRunning(
   runtimeName: string,

@@ -11,7 +11,7 @@ import type {
   KernelExit,
 } from "../kernel.js";
 import { CellQueue } from "./cell-queue.js";
-import { describeCellDeath, describeNotRunning } from "./exit-classification.js";
+import { describeCellDeath, describeNotRunning, describeShutdownDuringCell } from "./exit-classification.js";
 import { ReplyRequests } from "./reply-requests.js";
 import { type CellHost, outputOfFrame, RunningCell } from "./running-cell.js";
 import type {
@@ -351,7 +351,7 @@ export class KernelClient implements Kernel {
     if (cell !== undefined) {
       this.settleRunning(
         this.isClosed && exit.requested
-          ? new EvalkitError("KERNEL_CLOSED", "the kernel was shut down while the cell ran", { exit })
+          ? describeShutdownDuringCell(this.runtime.name, exit)
           : describeCellDeath(
               this.runtime.name,
               exit,

@@ -106,6 +106,14 @@ describe.skipIf(perlMissing !== undefined)("a protocol runtime's kernel", () => 
     expect(isEvalkitError(failure) && failure.details).toMatchObject({ exitCode: 7, killed: false });
   });
 
+  it("fails the cell running at shutdown as started (KERNEL_DIED), never as a cell that did not run", async () => {
+    const kernel = await startKernel();
+    const running = kernel.execute("1 while 1;").catch((err: unknown) => err);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await kernel.shutdown();
+    expect(await running).toMatchObject({ code: "KERNEL_DIED", details: { started: true, requested: true } });
+  });
+
   it("fails cells after shutdown with KERNEL_CLOSED", async () => {
     const kernel = await startKernel();
     const exit = await kernel.shutdown();
