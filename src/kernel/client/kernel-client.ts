@@ -262,8 +262,11 @@ export class KernelClient implements Kernel {
           executionCount: hostCount ?? null,
         }),
       );
-      const grace = options.interruptGraceMs ?? this.interruptGraceMs;
-      cell.listen(options.signal, () => this.interruptCell(grace));
+      const { signal } = options;
+      if (signal !== undefined) {
+        const grace = options.interruptGraceMs ?? this.interruptGraceMs;
+        cell.listen(signal, () => this.interruptCell(grace));
+      }
     });
   }
 
