@@ -318,8 +318,10 @@ export class KernelClient implements Kernel {
         return;
     }
     const cell = this.running;
-    // Runtimes that name each frame's cell drop late frames of an ended one; JS streams carry no cell id.
-    const isThisCell = cell !== undefined && (frame.id === cell.id || this.stray !== undefined);
+    // Runtimes that name each frame's cell drop late frames of an ended one. Where output between cells is kept
+    // (JS: its streams carry no cell id), everything but an outcome goes to the running cell; `done` must name it.
+    const isThisCell =
+      cell !== undefined && (frame.id === cell.id || (this.stray !== undefined && frame.type !== "done"));
     if (isThisCell) {
       const outcome = cell.take(frame, isPlain);
       if (outcome === undefined) return;
