@@ -1,8 +1,8 @@
 """The process a forked session's host starts (docs/checkpoints.md, Fork): it hands its stdin/stdout to a checkpoint.
 
-Usage: python -I -S fork_relay.py TOKEN NAME. Reads (and drops) the runner bundle the host sends every kernel, then
-connects to checkpoint NAME of the kernel whose checkpoints are named with TOKEN and passes it its fds 0 and 1
-(SCM_RIGHTS). The checkpoint starts a copy of itself that speaks the protocol on them: the new session's runner.
+Usage: python -I -S fork_relay.py TOKEN NAME. Reads (and drops) the bootstrap and runner bundle the host sends every
+kernel, then connects to checkpoint NAME of the kernel whose checkpoints are named with TOKEN and passes it its fds
+0 and 1 (SCM_RIGHTS). The checkpoint starts a copy of itself that speaks the protocol on them: the new session's runner.
 The relay stays as the host's child for that runner's lifetime: it forwards SIGINT to the runner's group, ends
 the runner on SIGTERM/SIGHUP, and exits when the runner does (the socket the runner keeps open closes).
 """
@@ -66,13 +66,25 @@ def main():
 
 
 def _drop_bundle():
+    """Skips what every kernel is sent on stdin: 8 digits and the bootstrap, then `EVALKIT <n>` and the bundle."""
+    _skip(int(_read_exact(8)))
     head = b""
     while not head.endswith(b"\n"):
-        c = os.read(0, 1)
+        head += _read_exact(1)
+    _skip(int(head.split()[1]))
+
+
+def _read_exact(size):
+    data = b""
+    while len(data) < size:
+        c = os.read(0, size - len(data))
         if not c:
             raise SystemExit(3)
-        head += c
-    size = int(head.split()[1])
+        data += c
+    return data
+
+
+def _skip(size):
     while size > 0:
         c = os.read(0, min(size, 1 << 20))
         if not c:

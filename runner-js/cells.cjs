@@ -79,6 +79,9 @@ async function runCell(context, request) {
   let status = "ok";
   const meter = startMeter();
   const userLines = request.isAsync ? request.code.split("\n").length - 2 : null;
+  // The host's secret for this cell, echoed on the frames that decide its outcome (docs/protocol.md, Forged
+  // frames). Kept in this closure only: nothing the cell's context reaches holds it.
+  const sealed = typeof request.nonce === "string" ? { nonce: request.nonce } : {};
   try {
     if (request.env) for (const key of Object.keys(request.env)) process.env[key] = String(request.env[key]);
     if (request.cwd) process.chdir(request.cwd);
@@ -93,14 +96,14 @@ async function runCell(context, request) {
     if (isThenable(value)) value = await Promise.race([value, cancelled]);
     if (cell.cancelled) throw interruptError();
     if (request.hasResult && !request.silent && value !== undefined) {
-      channel.send({ type: "result", id: cell.id, bundle: toBundle(value) });
+      channel.send({ type: "result", id: cell.id, bundle: toBundle(value), ...sealed });
     }
   } catch (err) {
     status = "error";
     if (err?.code === "ERR_SCRIPT_EXECUTION_INTERRUPTED") cell.cancelled = true;
     const info = cell.cancelled ? describeError(interruptError(), userLines) : describeError(err, userLines);
     if (cell.cancelled) info.traceback = [info.ename + ": " + info.evalue];
-    channel.send({ type: "error", id: cell.id, ...info });
+    channel.send({ type: "error", id: cell.id, ...info, ...sealed });
   }
   state.current = null;
   channel.send({
@@ -110,6 +113,7 @@ async function runCell(context, request) {
     executionCount: request.executionCount ?? null,
     cancelled: cell.cancelled,
     usage: meter.finish(),
+    ...sealed,
   });
   resetPeak();
 }

@@ -111,8 +111,15 @@ export type {
   HostBridgeHandler,
   HostBridgeHandlers,
 } from "./session/bridge-handlers.js";
-/** A cell's time budget with reference-counted pause/resume; `clampTimeoutSec` applies the 1..max rule. */
-export { CellWatchdog, clampTimeoutSec } from "./session/idle-timeout.js";
+/** `clampTimeoutSec` applies the 1..max rule; `resolveCellTiming` gives a cell's budget and interrupt grace once. */
+export {
+  type CellTiming,
+  type CellTimeLimits,
+  clampTimeoutSec,
+  resolveCellTiming,
+} from "./session/cell-timing.js";
+/** A cell's time budget with reference-counted pause/resume. */
+export { CellWatchdog } from "./session/cell-watchdog.js";
 // The MCP server
 /**
  * The eval tool as an MCP server (stdio): tool `eval`, `artifact://` resources, sampling-backed completion().
@@ -132,6 +139,8 @@ export type { McpHttpServer, McpHttpServerOptions, RunMcpHttpServerOptions } fro
 export { SessionManager } from "./session/session-manager.js";
 /** A lease on one session's queue: run several cells back to back, then `close()`. */
 export { SessionCall } from "./session/session-call.js";
+/** Names one kernel of a session (`manager.peekKernel(ref)`): session id, working directory and language. */
+export type { SessionKernelRef } from "./session/session-assist.js";
 /** Checkpoint settings (`checkpoints` option) and the checkpoints of one kernel (docs/checkpoints.md). */
 export type { CheckpointBook, CheckpointOptions } from "./session/checkpoint-book.js";
 export type {
@@ -160,6 +169,8 @@ export type {
   EvalInput,
   EvalInputSchema,
   EvalInputSchemaOptions,
+  EvalJobInput,
+  EvalRequest,
   JsonSchemaObject,
 } from "./tool/input-schema.js";
 /** The tool's input schema: build it, convert it to JSON Schema, validate input with field-naming errors. */

@@ -30,12 +30,21 @@ def build_bundle(config=None):
     return b"EVALKIT %d\n" % len(payload) + payload
 
 
+def _loader():
+    """The host's command-line loader (RUNNER_LOADER in src/kernel/python/runner-bundle.ts), read from there."""
+    import re
+
+    path = os.path.join(PYTHON_DIR, "..", "src", "kernel", "python", "runner-bundle.ts")
+    with open(path, encoding="utf-8") as handle:
+        return re.search(r'RUNNER_LOADER =\s*"([^"]+)"', handle.read()).group(1)
+
+
 class Runner(object):
     def __init__(self, python=None, env=None, cwd=None, config=None):
-        with open(os.path.join(PYTHON_DIR, "bootstrap.py"), encoding="utf-8") as handle:
+        with open(os.path.join(PYTHON_DIR, "bootstrap.py"), "rb") as handle:
             bootstrap = handle.read()
         self.proc = subprocess.Popen(
-            [python or sys.executable, "-u", "-c", bootstrap],
+            [python or sys.executable, "-u", "-c", _loader(), "evalkit-kernel", "python"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -43,7 +52,7 @@ class Runner(object):
             cwd=cwd,
             start_new_session=True,
         )
-        self.proc.stdin.write(build_bundle(config))
+        self.proc.stdin.write(b"%08d" % len(bootstrap) + bootstrap + build_bundle(config))
         self.proc.stdin.flush()
         self.ready = self.next_frame()
         self._ids = 0

@@ -141,7 +141,8 @@ export async function runExec(argv: string[], io: CommandIo): Promise<number> {
           new ImageOutput({ protocol: undefined, dir: imagesDir, isManagedDir: values.images === undefined }),
         );
     const allowErrors = values["allow-errors"] === true;
-    const result = await tool.execute(parsed.value, {
+    // Parsed above with the tool's own schema: the tool does not parse it again.
+    const result = await tool.executeParsed(parsed.value, {
       signal: controller.signal,
       ...(allowErrors ? { continueOnError: true } : {}),
       ...(printer

@@ -2,7 +2,6 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { isEvalkitError } from "../errors.js";
 import type { EvalTool } from "../tool/eval-tool.js";
-import { isJobInput, safeParseEvalRequest } from "../tool/input-schema.js";
 import type { EvalToolResult } from "../tool/run-call.js";
 import { createProgressReporter, type ProgressParams } from "./progress-reporter.js";
 import {
@@ -54,34 +53,44 @@ export async function runEvalToolCall(
   args: unknown,
   context: EvalCallContext,
 ): Promise<CallToolResult> {
-  const parsed = safeParseEvalRequest(tool.zodSchema, args ?? {});
-  if (!parsed.ok) {
-    return toolError(
-      `invalid eval input: ${parsed.error.problems.join("; ")}\n` +
-        'expected {"cells": [{"code": "...", "language"?: "py" | "js", "title"?, "timeout"?, "reset"?}], "yieldAfter"?} ' +
-        'or {"job": "<id>", "wait"?: seconds} or {"job": "<id>", "cancel": true}',
-    );
-  }
+  // The tool validates the arguments, once (the SDK's generic tools/call schema does not look inside them): its
+  // INVALID_INPUT becomes the tool error below. Before that parse, only the cell count for progress is read.
+  const input = args ?? {};
   const reporter =
     context.progressToken === undefined
       ? undefined
       : createProgressReporter({
           progressToken: context.progressToken,
           // A job call learns the job's cell count from its first update.
-          totalCells: isJobInput(parsed.value) ? 0 : parsed.value.cells.length,
+          totalCells: countCells(input),
           send: context.sendProgress,
           heartbeatMs: context.heartbeatMs,
         });
   try {
-    const result = await tool.execute(args, {
+    const result = await tool.execute(input, {
       signal: context.signal,
       ...(reporter ? { onUpdate: (progress) => reporter.update(progress) } : {}),
     });
     return toCallToolResult(result);
   } catch (err) {
+    const problems = isEvalkitError(err, "INVALID_INPUT") ? err.details.problems : undefined;
+    if (Array.isArray(problems)) {
+      return toolError(
+        `invalid eval input: ${problems.join("; ")}\n` +
+          'expected {"cells": [{"code": "...", "language"?: "py" | "js", "title"?, "timeout"?, "reset"?}], "yieldAfter"?} ' +
+          'or {"job": "<id>", "wait"?: seconds} or {"job": "<id>", "cancel": true}',
+      );
+    }
     if (isEvalkitError(err)) return toolError(`eval failed: ${err.message} [${err.code}]`);
     return toolError(`eval failed: ${err instanceof Error ? err.message : String(err)}`);
   } finally {
     reporter?.stop();
   }
+}
+
+/** The number of cells a call asks for (0 for a job call), read before the tool validates the call. */
+function countCells(input: unknown): number {
+  const cells =
+    typeof input === "object" && input !== null ? (input as { cells?: unknown }).cells : undefined;
+  return Array.isArray(cells) ? cells.length : 0;
 }

@@ -5,7 +5,7 @@ import { EvalkitError } from "../errors.js";
 import { resolveArtifactDir } from "../output/artifact-ids.js";
 import { checkSandboxLayout } from "../runtime/sandbox-argv.js";
 import { firstIssueField, formatZodIssues } from "../tool/format-issues.js";
-import { type EvalToolOptions, resolveToolOptions } from "../tool/tool-options.js";
+import { type EvalToolOptions, type ResolvedToolOptions, resolveToolOptions } from "../tool/tool-options.js";
 
 /** Options of {@link createEvalMcpServer}; every option is optional. */
 export interface EvalMcpServerOptions {
@@ -31,7 +31,8 @@ export interface EvalMcpServerOptions {
 
 /** Options after validation and defaults. */
 export interface ResolvedMcpServerOptions {
-  toolOptions: EvalToolOptions;
+  /** The eval tool's settings, parsed once here; the server's tool is made from this value, not parsed again. */
+  toolSettings: ResolvedToolOptions;
   artifactsDir: string;
   samplingMaxTokens: number;
   samplingTimeoutMs: number;
@@ -82,8 +83,8 @@ export function resolveMcpServerOptions(options: EvalMcpServerOptions = {}): Res
     ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
     ...(options.launcher !== undefined ? { launcher: options.launcher } : {}),
   };
-  // Fail at start-up (bad cwd, EVALKIT_PY=maybe) rather than on the first call; the tool itself is made later,
-  // once the client's capabilities are known.
+  // Parsed once, here: a bad cwd or EVALKIT_PY=maybe fails at start-up rather than on the first call. The tool
+  // itself is made later from this value (server-tool.ts), once the client's capabilities are known.
   const resolved = resolveToolOptions(toolOptions);
   // A sandboxed server in a cwd the sandbox refuses (/proc, the home...) would fail every call: it does not start.
   if (resolved.sandbox !== undefined) {
@@ -94,7 +95,7 @@ export function resolveMcpServerOptions(options: EvalMcpServerOptions = {}): Res
     });
   }
   return {
-    toolOptions: { ...toolOptions, cwd: resolved.cwd },
+    toolSettings: resolved,
     artifactsDir: resolved.artifactsDir ?? artifactsDir,
     samplingMaxTokens: options.samplingMaxTokens ?? DEFAULT_SAMPLING_MAX_TOKENS,
     samplingTimeoutMs: options.samplingTimeoutMs ?? DEFAULT_SAMPLING_TIMEOUT_MS,

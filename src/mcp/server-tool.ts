@@ -1,6 +1,6 @@
 // The MCP server's eval tool, made without the MCP SDK: `evalkit mcp` starts its kernel before the SDK loads.
 import type { HostBridgeHandler } from "../session/bridge-handlers.js";
-import { createEvalTool, type EvalTool } from "../tool/eval-tool.js";
+import { createEvalToolFromSettings, type EvalTool } from "../tool/eval-tool.js";
 import type { ResolvedMcpServerOptions } from "./server-options.js";
 
 /** What the tool needs of the connected server, bound once the server exists. */
@@ -20,9 +20,13 @@ export class ServerTool {
   readonly tool: EvalTool;
   private link: ServerToolLink | undefined;
 
+  /** The server's options as parsed once (a server given this tool uses them instead of parsing its own again). */
+  readonly config: ResolvedMcpServerOptions;
+
   constructor(config: ResolvedMcpServerOptions) {
-    this.tool = createEvalTool({
-      ...config.toolOptions,
+    this.config = config;
+    this.tool = createEvalToolFromSettings({
+      ...config.toolSettings,
       handlers: {
         completion: (params, context) => {
           const link = this.link;

@@ -59,7 +59,8 @@ export function createEvalMcpServer(
   prepared?: ServerTool,
   internals: McpServerInternals = {},
 ): EvalMcpServer {
-  const config = resolveMcpServerOptions(options);
+  // `evalkit mcp` parsed the same options once already, to make its tool early: that value is the server's too.
+  const config = prepared?.config ?? resolveMcpServerOptions(options);
   const server = new Server(
     { name: "evalkit", title: "evalkit", version: packageVersion() },
     {

@@ -5,7 +5,14 @@ import { pluralize } from "../text/text-lines.js";
 import { ArtifactSpill } from "./artifact-spill.js";
 import { OutputWindow } from "./output-window.js";
 import { encodeRawBytes, encodeRawBytesTransient, endsWithHighSurrogate } from "./raw-bytes.js";
-import { createRedactor, createStreamRedactor, type StreamRedactor } from "./redact.js";
+import {
+  createRedactor,
+  createStreamRedactor,
+  hasSecretsToRedact,
+  MIN_SECRET_LENGTH,
+  type SecretValue,
+  type StreamRedactor,
+} from "./redact.js";
 import { StreamSanitizer } from "./sanitize.js";
 import {
   DEFAULT_HEAD_BYTES,
@@ -41,6 +48,10 @@ export class OutputSink {
    */
   private small: string | null = null;
   private readonly smallLimit: number;
+  /** The secrets, once read (they may be given as a function: text shorter than any secret never reads them). */
+  private secretList: readonly SecretValue[] | undefined;
+  /** Whether the secrets hold anything to redact; asked when the short text first reaches a secret's length. */
+  private hasSecrets: boolean | undefined;
   private pendingHigh = "";
   /** Characters pushed as plain since the last chunk that was not (all of them at the start). */
   private plainRun = Number.POSITIVE_INFINITY;
@@ -77,7 +88,7 @@ export class OutputSink {
         ? `the cell's earlier returns already saved ${cap} bytes, the most one cell's output keeps`
         : null,
     );
-    this.redactor = continued?.redactor ?? createStreamRedactor(options.secrets ?? []);
+    this.redactor = continued?.redactor ?? createStreamRedactor(this.secrets());
     if (continued !== undefined) {
       this.pendingHigh = continued.pendingHigh;
       // What the redactor holds came from chunks this sink never saw: not known to be plain.
@@ -88,7 +99,7 @@ export class OutputSink {
     // The raw text is redacted before sanitising; the view is redacted again after, because stripping escape
     // sequences or a `\r` rewrite can join the pieces of a secret (`sk-ab\x1b[0mcdef` shows as `sk-abcdef`).
     // Plain blocks skip it: they had nothing to strip, so the raw pass saw exactly this text.
-    this.viewRedact = createRedactor(options.secrets ?? []);
+    this.viewRedact = createRedactor(this.secrets());
     this.sanitizer = new StreamSanitizer(
       (line, dropped) => this.window.addLine(this.viewRedact(line), dropped),
       {
@@ -113,7 +124,12 @@ export class OutputSink {
     if (this.result !== null) throw new EvalkitError("DISPOSED", "OutputSink.push after finish()");
     if (text === "") return;
     if (this.small !== null) {
-      if (this.small.length + text.length <= this.smallLimit && (isPlain || PLAIN_TEXT.test(text))) {
+      const length = this.small.length + text.length;
+      if (
+        length <= this.smallLimit &&
+        (isPlain || PLAIN_TEXT.test(text)) &&
+        (length < MIN_SECRET_LENGTH || !this.hasSecretsToRedact())
+      ) {
         this.small += text;
         return;
       }
@@ -150,7 +166,25 @@ export class OutputSink {
     const text = this.small ?? "";
     this.small = null;
     this.build();
-    this.consume(text, true);
+    // Through the redactor as if pushed (plain): the short text may hold the start of a secret the next chunk
+    // ends. Without secrets the redactor gives it back as it is.
+    const charsBefore = this.plainRun;
+    this.plainRun += text.length;
+    const isOutputPlain = this.redactor.isAsciiPreserving && charsBefore >= this.redactor.holdChars;
+    this.consume(this.redactor.push(text), isOutputPlain);
+  }
+
+  private secrets(): readonly SecretValue[] {
+    if (this.secretList === undefined) {
+      const given = this.options.secrets;
+      this.secretList = typeof given === "function" ? given() : (given ?? []);
+    }
+    return this.secretList;
+  }
+
+  private hasSecretsToRedact(): boolean {
+    this.hasSecrets ??= hasSecretsToRedact(this.secrets());
+    return this.hasSecrets;
   }
 
   /**

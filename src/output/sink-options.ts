@@ -23,8 +23,11 @@ export interface OutputSinkOptions {
   /** Keep ANSI escape sequences in the view (default false: stripped). */
   keepAnsi?: boolean;
   controlChars?: SanitizeOptions["controlChars"];
-  /** Secret values to replace by `[REDACTED:NAME]` in the view and the artifact. */
-  secrets?: readonly SecretValue[];
+  /**
+   * Secret values to replace by `[REDACTED:NAME]` in the view and the artifact; a function is called once, when
+   * the text first reaches the shortest secret's length (MIN_SECRET_LENGTH), so a short output never reads them.
+   */
+  secrets?: readonly SecretValue[] | (() => readonly SecretValue[]);
   /** Where artifacts go; default a store on `artifactDir` or `$EVALKIT_HOME/artifacts`, created when needed. */
   store?: ArtifactStore;
   artifactDir?: string;

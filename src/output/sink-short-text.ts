@@ -1,6 +1,5 @@
 // Short plain text in an output sink: with nothing to redact and no budget that could cut it, its view is the
 // text itself, so the sink needs none of its machinery for it (output-sink.ts builds that on the first other text).
-import { hasSecretsToRedact } from "./redact.js";
 import {
   DEFAULT_HEAD_BYTES,
   DEFAULT_MAX_ARTIFACT_BYTES,
@@ -16,11 +15,11 @@ export const PLAIN_TEXT = /^[\x20-\x7e\n\t]*$/;
 const SMALL_TEXT_CHARS = 2048;
 
 /**
- * How much short plain text a sink with these options may keep as it is (0: none): only with nothing to redact
- * and while no budget could cut, clamp or spill it (each is at least this much, or the shortcut is off).
+ * How much short plain text a sink with these options may keep as it is (0: none): while no budget could cut,
+ * clamp or spill it (each is at least this much, or the shortcut is off). The sink itself stops at the first
+ * text as long as a secret when there are secrets to redact (output-sink.ts), so a short result reads none.
  */
 export function smallTextLimit(options: OutputSinkOptions): number {
-  if (options.secrets !== undefined && hasSecretsToRedact(options.secrets)) return 0;
   if ((options.maxArtifactBytes ?? DEFAULT_MAX_ARTIFACT_BYTES) <= 0) return 0;
   const headBytes = options.headBytes ?? DEFAULT_HEAD_BYTES;
   return Math.min(

@@ -47,6 +47,8 @@ export const jsExecuteFrame = z
     filename: z.string(),
     /** The count echoed on `done` (the host counts JS cells). */
     executionCount: z.number().int().nonnegative().nullable().optional(),
+    /** A fresh random secret echoed on the cell's `result`, `error` and `done` (forged frames). */
+    nonce: z.string().optional(),
   })
   .meta({ id: "JsExecuteFrame", description: "Run a cell (JS runner)." });
 

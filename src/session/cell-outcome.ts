@@ -1,23 +1,24 @@
-// What a cell's outcome is made of: timeout/cancel classification, notices, bounded outputs of a dying cell.
+// What a cell's outcome is made of: timeout/cancel classification, notices, the outputs a library caller keeps.
 import type { KernelOutput } from "../contracts/outputs.js";
 import type { ExecuteOutcome, KernelExit } from "../kernel/kernel.js";
 import { DisplayRetention } from "../output/display-retention.js";
-import { type CellWatchdog, describeTimeout } from "./idle-timeout.js";
+import { RETAINED_STREAM_CHARS } from "../output/retained-budget.js";
+import { type CellWatchdog, describeTimeout } from "./cell-watchdog.js";
 import type { SessionCellOutcome } from "./session-types.js";
 
 /** Why the host stopped a cell early. */
 export type AbortCause = "timeout" | "cancelled" | "disposed";
 
-/** Text kept per cell for the outcome of a cell whose kernel died (everything still reaches `onOutput`). */
-export const RETAINED_OUTPUT_CHARS = 1024 * 1024;
-
-/** Outputs in order, stream text coalesced and capped; later streams past the cap are dropped. */
+/**
+ * A library caller's copy of a cell's outputs (the kernel keeps none: `retainOutputs: false`), in order, stream
+ * text coalesced and capped at the one budget; later streams past it are dropped (they still reach `onOutput`).
+ */
 export class RetainedOutputs {
   readonly items: KernelOutput[] = [];
   private readonly displays = new DisplayRetention(this.items);
   private chars = 0;
 
-  constructor(private readonly limit: number) {}
+  constructor(private readonly limit: number = RETAINED_STREAM_CHARS) {}
 
   add(output: KernelOutput): void {
     if (output.type !== "stream") {
@@ -35,6 +36,7 @@ export class RetainedOutputs {
 
 export function buildOutcome(
   result: ExecuteOutcome,
+  outputs: KernelOutput[],
   abortCause: AbortCause | undefined,
   watchdog: CellWatchdog,
   durationMs: number,
@@ -43,7 +45,7 @@ export function buildOutcome(
   const outcome: SessionCellOutcome = {
     status: result.status,
     executionCount: result.executionCount,
-    outputs: result.outputs,
+    outputs,
     durationMs,
     notices: [],
   };

@@ -1,28 +1,33 @@
-// Runs one cell on a started kernel: watchdog, interrupt on abort, kill after the grace, outcome classification.
+// Runs one cell on a started kernel: watchdog, abort on timeout/cancel, outcome classification (the kernel kills).
 import type { KernelOutput } from "../contracts/outputs.js";
 import { isEvalkitError } from "../errors.js";
 import type { BridgeCallHandler, ExecuteOptions, Kernel, KernelExit } from "../kernel/kernel.js";
 import type { HostBridge } from "./bridge-handlers.js";
+import type { CellAbortSlot } from "./cell-abort.js";
 import {
   type AbortCause,
   buildAbortedBeforeStart,
   buildOutcome,
   exitFromError,
   formatGrace,
-  RETAINED_OUTPUT_CHARS,
   RetainedOutputs,
 } from "./cell-outcome.js";
+import { type CellTiming, DEFAULT_INTERRUPT_GRACE_MS } from "./cell-timing.js";
+import { CellWatchdog, describeTimeout, type WatchdogTimer } from "./cell-watchdog.js";
 import { describeDeathDuringCell, describeExitCause, trimStderrTail } from "./exit-cause.js";
-import { CellWatchdog, describeTimeout, type WatchdogTimer } from "./idle-timeout.js";
 import { onAbort } from "./linked-signal.js";
 import type { SessionCellOutcome } from "./session-types.js";
 
 export interface CellRunOptions {
   kernel: Kernel;
   code: string;
-  timeoutSec: number;
-  maxTimeoutSec: number;
-  interruptGraceMs: number;
+  /** Resolved once at the entry point (cell-timing.ts); used as it is. */
+  timing: CellTiming;
+  /**
+   * Keep the cell's outputs for `outcome.outputs` (library callers). False when the caller keeps every output it
+   * gets through `onOutput` (the eval tool's collector): then nobody below keeps a copy.
+   */
+  retainOutputs: boolean;
   /** Caller / call / cell signals. */
   callerSignals: AbortSignal[];
   /** The manager's dispose signal. */
@@ -30,10 +35,10 @@ export interface CellRunOptions {
   onOutput?: (output: KernelOutput) => void;
   bridge: HostBridge;
   onInputRequest?: (prompt: string, password: boolean) => Promise<string>;
-  /** Stops the kernel for good; called when an interrupt did not end the cell within the grace. */
-  killKernel: () => Promise<unknown>;
   /** The kernel's reusable timeout timer (session mode), instead of a timer per cell. */
   watchdogTimer?: WatchdogTimer | undefined;
+  /** The kernel's reusable abort signal (session mode), instead of an AbortController per cell. */
+  cellAbort?: CellAbortSlot | undefined;
   /** False for a per-call kernel, which the call shuts down: its notices must not say it remains running. */
   isKernelRetained?: boolean;
 }
@@ -47,13 +52,13 @@ export type CellRun =
 export async function runCell(options: CellRunOptions): Promise<CellRun> {
   const { kernel } = options;
   const startedAt = performance.now();
-  // Only read when the kernel dies mid-cell (a finished cell's outcome carries the kernel's own list), so
-  // keep it bounded: a cell printing gigabytes must not grow the host.
-  const outputs = new RetainedOutputs(RETAINED_OUTPUT_CHARS);
+  // The one copy of the cell's outputs, for a caller that reads `outcome.outputs`; bounded by the one budget.
+  const outputs = options.retainOutputs ? new RetainedOutputs() : undefined;
   let abortCause: AbortCause | undefined;
-  let isKilledByUs = false;
-  let escalation: ReturnType<typeof setTimeout> | undefined;
   let interruptedAt = 0;
+  // Aborting it makes the kernel interrupt the cell and, `timing.interruptGraceMs` later, kill it (the kernel
+  // client is the one place that escalates).
+  let cellAbort: AbortController | undefined;
   let observedExit: KernelExit | undefined;
   // Bridge handlers' scope, created on the first bridge call: aborted on interrupt and when the cell ends.
   let cellScope: AbortController | undefined;
@@ -67,16 +72,10 @@ export async function runCell(options: CellRunOptions): Promise<CellRun> {
       new DOMException(`the cell was ${cause === "timeout" ? "timed out" : "cancelled"}`, "AbortError"),
     );
     interruptedAt = performance.now();
-    kernel.interrupt();
-    // The one timer besides the watchdog: the grace an interrupted cell gets before its kernel is killed.
-    escalation = setTimeout(() => {
-      isKilledByUs = true;
-      void options.killKernel().catch(() => {});
-    }, options.interruptGraceMs);
+    cellAbort?.abort();
   };
   const watchdog = new CellWatchdog({
-    timeoutSec: options.timeoutSec,
-    maxTimeoutSec: options.maxTimeoutSec,
+    resolvedTimeoutSec: options.timing.timeoutSec,
     onExpire: () => abortCell("timeout"),
     timer: options.watchdogTimer,
   });
@@ -111,11 +110,19 @@ export async function runCell(options: CellRunOptions): Promise<CellRun> {
   // likely through the hidden class V8 makes for each such literal), so ~21% of a warm call's allocation was
   // promoted and needed a full GC; without it ~0.6% (node --trace-gc-nvp, fake kernel).
   let callHandler: BridgeCallHandler | undefined;
+  // Taken past the early returns above, so the `finally` below always gives it back.
+  cellAbort = options.cellAbort?.take() ?? new AbortController();
+  const onOutput = options.onOutput;
   const executeOptions: ExecuteOptions = {
-    onOutput: (output) => {
-      outputs.add(output);
-      options.onOutput?.(output);
-    },
+    onOutput:
+      outputs === undefined
+        ? onOutput
+        : (output) => {
+            outputs.add(output);
+            onOutput?.(output);
+          },
+    signal: cellAbort.signal,
+    retainOutputs: false,
     onCall: (call) => {
       callHandler ??= options.bridge.createCallHandler({
         get signal(): AbortSignal {
@@ -131,6 +138,10 @@ export async function runCell(options: CellRunOptions): Promise<CellRun> {
       return callHandler(call);
     },
   };
+  // Only a configured grace is passed: otherwise the runtime's own applies (the JS kernel's is 0.5 s, because a
+  // synchronous loop after an await can never honour an interrupt).
+  const configuredGraceMs = options.timing.interruptGraceMs;
+  if (configuredGraceMs !== undefined) executeOptions.interruptGraceMs = configuredGraceMs;
   const onInputRequest = options.onInputRequest;
   if (onInputRequest) {
     // Waiting for a human to type is not the cell's own work.
@@ -149,22 +160,30 @@ export async function runCell(options: CellRunOptions): Promise<CellRun> {
     const durationMs = performance.now() - startedAt;
     return {
       kind: "finished",
-      outcome: buildOutcome(result, abortCause, watchdog, durationMs, options.isKernelRetained ?? true),
+      outcome: buildOutcome(
+        result,
+        outputs?.items ?? [],
+        abortCause,
+        watchdog,
+        durationMs,
+        options.isKernelRetained ?? true,
+      ),
       isKernelLost: false,
     };
   } catch (err) {
-    // After our own interrupt or kill, a closed kernel is the kill ladder's doing, not a cell that never ran.
-    if (abortCause === undefined && !isKilledByUs && isNotStarted(err))
-      return { kind: "not-started", error: err };
+    // After our own interrupt, a closed kernel is the kill ladder's doing, not a cell that never ran.
+    if (abortCause === undefined && isNotStarted(err)) return { kind: "not-started", error: err };
     const isProtocolBroken = isEvalkitError(err, "PROTOCOL_ERROR");
     if (!isEvalkitError(err, "KERNEL_DIED") && !isEvalkitError(err, "KERNEL_CLOSED") && !isProtocolBroken)
       throw err;
     const exit = exitFromError(err) ?? observedExit ?? (await waitForExit(kernel, 1000));
-    const isKilled = isKilledByUs || err.details.killed === true;
+    // The kernel client's kill after the grace: `killed: true`, or (a kernel whose exit handler settles the cell
+    // before its escalation can say so) an exit the host requested while the cell was being interrupted.
+    const isKilled = err.details.killed === true || (abortCause !== undefined && exit?.requested === true);
     const outcome: SessionCellOutcome = {
       status: "died",
       executionCount: null,
-      outputs: outputs.items,
+      outputs: outputs?.items ?? [],
       durationMs: performance.now() - startedAt,
       notices: [],
     };
@@ -181,8 +200,12 @@ export async function runCell(options: CellRunOptions): Promise<CellRun> {
     } else if (isKilled && abortCause !== undefined) {
       outcome.status = "killed";
       const what = abortCause === "timeout" ? describeTimeout(watchdog.timeoutSec) : "eval cell cancelled";
-      // The kernel may run its own, shorter ladder (the JS kernel does): report the grace that really passed.
-      const graceMs = isKilledByUs ? options.interruptGraceMs : performance.now() - interruptedAt;
+      // The kernel killed it after the grace we passed (or, with none configured, its runtime's own: at most the
+      // default, and the JS kernel's is shorter): the grace that really passed, never the shutdown that followed.
+      const graceMs = Math.min(
+        configuredGraceMs ?? DEFAULT_INTERRUPT_GRACE_MS,
+        performance.now() - interruptedAt,
+      );
       const graceSec = formatGrace(graceMs);
       outcome.notices.push(
         `${what}; the kernel did not stop within ${graceSec}s of the interrupt and was killed; state was lost`,
@@ -204,7 +227,7 @@ export async function runCell(options: CellRunOptions): Promise<CellRun> {
   } finally {
     detachSources();
     removeExitListener();
-    if (escalation !== undefined) clearTimeout(escalation);
+    options.cellAbort?.release(cellAbort);
     watchdog.dispose();
     cellScope?.abort(new DOMException("the cell ended", "AbortError"));
   }

@@ -64,7 +64,7 @@ export function buildPlainEnv(extraEnv: Record<string, string>): Record<string, 
 export const createDefaultKernel: KernelFactory = (spec: KernelSpec): Kernel => {
   if (spec.runtime !== undefined) return createProtocolKernel(spec, spec.runtime);
   if (spec.jupyter !== undefined)
-    return spec.jupyter.server.createKernel(spec.jupyter.kernelName, spec.language);
+    return spec.jupyter.server.createKernel(spec.jupyter.kernelName, spec.language, spec.interruptGraceMs);
   // The two built-in runtimes take different options: JS a memory limit of its own and no interpreter.
   if (spec.language === "js") {
     const memoryMb = spec.limits?.memoryMb;

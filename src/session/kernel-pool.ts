@@ -1,7 +1,8 @@
 // The retained kernels of session mode: one entry per key, idle and LRU eviction, heartbeat, death bookkeeping.
 import type { Kernel, KernelExit } from "../kernel/kernel.js";
+import { CellAbortSlot } from "./cell-abort.js";
+import { WatchdogTimer } from "./cell-watchdog.js";
 import { describeIdleDeath, describeRestart } from "./exit-cause.js";
-import { WatchdogTimer } from "./idle-timeout.js";
 import type { KernelSpec } from "./session-types.js";
 
 /** One key's slot. The kernel may be absent (never started, evicted or dead); the notice says why. */
@@ -18,8 +19,10 @@ export interface PoolEntry {
   /** Armed at checkin; a checkout leaves it (a firing while in use evicts nothing), the next checkin refreshes it. */
   idleTimer: ReturnType<typeof setTimeout> | undefined;
   removeExitListener: (() => void) | undefined;
-  /** The cell timeout timer the entry's cells take turns on (idle-timeout.ts). */
+  /** The cell timeout timer the entry's cells take turns on (cell-watchdog.ts). */
   readonly watchdogTimer: WatchdogTimer;
+  /** The abort signal the entry's cells take turns on (cell-abort.ts). */
+  readonly cellAbort: CellAbortSlot;
 }
 
 export interface KernelPoolOptions {
@@ -70,6 +73,7 @@ export class KernelPool {
         idleTimer: undefined,
         removeExitListener: undefined,
         watchdogTimer: new WatchdogTimer(),
+        cellAbort: new CellAbortSlot(),
       };
       this.entries.set(key, entry);
     }

@@ -6,6 +6,7 @@ import { describeWeakMemoryLimit } from "../runtime/sandbox-layers.js";
 import type { HostBridge } from "./bridge-handlers.js";
 import { cancelledByDispose, cancelledWhileQueued } from "./cell-outcome.js";
 import { runCell } from "./cell-runner.js";
+import { type CellTimeLimits, resolveCellTiming } from "./cell-timing.js";
 import {
   type CheckpointBook,
   type CheckpointOptions,
@@ -14,11 +15,16 @@ import {
   takeUndoPoint,
 } from "./checkpoint-book.js";
 import type { ConcurrencyLimiter } from "./concurrency-limiter.js";
-import { clampTimeoutSec } from "./idle-timeout.js";
 import type { KernelPool, PoolEntry } from "./kernel-pool.js";
 import { linkSignals } from "./linked-signal.js";
 import { makeKernelKey } from "./session-keys.js";
-import type { KernelMode, KernelSpec, SessionCellOutcome, SessionCellRequest } from "./session-types.js";
+import type {
+  KernelMode,
+  KernelSpec,
+  ResolvedCellRequest,
+  SessionCellOutcome,
+  SessionCellRequest,
+} from "./session-types.js";
 import { validateCellRequest } from "./session-validation.js";
 
 /** What a call borrows from its manager. */
@@ -38,9 +44,8 @@ export interface SessionCallContext {
   disposeSignal: AbortSignal;
   callSignal: AbortSignal | undefined;
   onInputRequest: ((prompt: string, password: boolean) => Promise<string>) | undefined;
-  defaultTimeoutSec: number;
-  maxTimeoutSec: number;
-  interruptGraceMs: number;
+  /** What a library caller's `timeoutSec` is resolved against (the tool resolves its own: `runResolved`). */
+  timeLimits: CellTimeLimits;
   crashLoopThreshold: number;
   describeSpec: (language: CellLanguage) => Promise<KernelSpec>;
   /** What describeSpec would give, when known without waiting (a warm cell); else undefined. */
@@ -89,6 +94,16 @@ export class SessionCall {
     } catch (err) {
       return Promise.reject(err);
     }
+    // The library's entry point: the cell's time is resolved here, once (the tool resolves it at its own).
+    const { timeoutSec, ...rest } = request;
+    return this.runResolved({ ...rest, timing: resolveCellTiming(timeoutSec, this.context.timeLimits) });
+  }
+
+  /**
+   * Runs a cell that an entry point has validated and timed already (the eval tool): nothing is checked or
+   * clamped again. Library callers use `run`.
+   */
+  runResolved(request: ResolvedCellRequest): Promise<SessionCellOutcome> {
     if (this.isClosed)
       return Promise.reject(new EvalkitError("KERNEL_CLOSED", "this session call is closed"));
     const result = this.tail.then(() => this.runNow(request));
@@ -135,7 +150,7 @@ export class SessionCall {
     await Promise.allSettled(own.map(({ kernel, untrack }) => kernel.shutdown().finally(untrack)));
   }
 
-  private async runNow(request: SessionCellRequest): Promise<SessionCellOutcome> {
+  private async runNow(request: ResolvedCellRequest): Promise<SessionCellOutcome> {
     const { context } = this;
     if (context.disposeSignal.aborted) throw new EvalkitError("DISPOSED", "the session manager was disposed");
     const language = request.language ?? "py";
@@ -145,8 +160,6 @@ export class SessionCall {
       request.signal === undefined
         ? this.callSignals
         : [context.callSignal, request.signal].filter((s): s is AbortSignal => s !== undefined);
-    const timeoutSec = clampTimeoutSec(request.timeoutSec, context.maxTimeoutSec, context.defaultTimeoutSec);
-
     if (!(await this.holdQueue(signals))) {
       return context.disposeSignal.aborted ? cancelledByDispose() : cancelledWhileQueued();
     }
@@ -170,19 +183,15 @@ export class SessionCall {
       const run = await runCell({
         kernel: lease.kernel,
         code: request.code,
-        timeoutSec,
-        maxTimeoutSec: context.maxTimeoutSec,
-        interruptGraceMs: context.interruptGraceMs,
+        timing: request.timing,
+        retainOutputs: request.retainOutputs !== false,
         callerSignals: signals,
         disposeSignal: context.disposeSignal,
         onOutput: request.onOutput,
         bridge: context.bridge,
         onInputRequest: context.onInputRequest,
-        // With checkpoints only the interpreter is killed, so they survive (docs/checkpoints.md, Crashes).
-        killKernel: async () => {
-          if (!(await lease.kernel.checkpoints?.killInterpreter?.())) await lease.kernel.shutdown();
-        },
         watchdogTimer: lease.entry?.watchdogTimer,
+        cellAbort: lease.entry?.cellAbort,
         isKernelRetained: context.mode !== "per-call",
       });
       if (run.kind === "not-started") {

@@ -8,15 +8,16 @@ import { checkRuntimes } from "../kernel/runtimes/define-runtime.js";
 import { resolveSandboxSetting } from "../runtime/sandbox-setting.js";
 import { HostBridge } from "./bridge-handlers.js";
 import { normaliseCwd } from "./call-cwd.js";
+import { type CellTimeLimits, DEFAULT_INTERRUPT_GRACE_MS, resolveTimeLimits } from "./cell-timing.js";
 import { ConcurrencyLimiter } from "./concurrency-limiter.js";
 import { CwdPins } from "./cwd-pin.js";
 import { createDefaultKernel, createDefaultResolver } from "./default-kernels.js";
-import { DEFAULT_MAX_TIMEOUT_SEC, DEFAULT_TIMEOUT_SEC } from "./idle-timeout.js";
 import { JobRegistry } from "./job-registry.js";
 import { KernelPool } from "./kernel-pool.js";
 import { KernelSpecCache } from "./kernel-spec-cache.js";
+import type { SessionKernelRef } from "./session-assist.js";
 import { SessionCall } from "./session-call.js";
-import { makeGroupKey } from "./session-keys.js";
+import { makeGroupKey, makeKernelKey } from "./session-keys.js";
 import type {
   KernelFactory,
   KernelMode,
@@ -28,10 +29,14 @@ import type {
 } from "./session-types.js";
 import { sessionSchemas, validateCallRequest, validateInput } from "./session-validation.js";
 
+/** Set only while `fromValidatedOptions` constructs (constructors are synchronous, so nothing interleaves). */
+let isValidatedConstruction = false;
+
 export const DEFAULT_IDLE_EVICT_MS = 5 * 60_000;
 export const DEFAULT_MAX_KERNELS = 4;
 export const DEFAULT_HEARTBEAT_MS = 30_000;
-export const DEFAULT_INTERRUPT_GRACE_MS = 5000;
+/** The default lives with the rest of a cell's time (cell-timing.ts); exported here as before. */
+export { DEFAULT_INTERRUPT_GRACE_MS } from "./cell-timing.js";
 export const DEFAULT_CRASH_LOOP_THRESHOLD = 2;
 export const DEFAULT_RESOLVE_CACHE_MS = 5000;
 
@@ -61,9 +66,8 @@ export class SessionManager {
   private readonly bridge: HostBridge;
   private readonly createKernel: KernelFactory;
   private readonly specs: KernelSpecCache;
-  private readonly interruptGraceMs: number;
-  private readonly defaultTimeoutSec: number;
-  private readonly maxTimeoutSec: number;
+  /** The one resolved value of this manager's cell time settings (cell-timing.ts). */
+  readonly timeLimits: Readonly<CellTimeLimits>;
   private readonly crashLoopThreshold: number;
   private readonly checkpoints: SessionManagerOptions["checkpoints"];
   /** What the kernels run with (a tool sharing this manager checks its own options against it). */
@@ -79,14 +83,32 @@ export class SessionManager {
     return () => this.ownKernels.delete(kernel);
   };
 
+  /**
+   * A manager from options an entry point validated already (the eval tool builds them from its parsed settings):
+   * they are not parsed a second time.
+   */
+  static fromValidatedOptions(options: SessionManagerOptions): SessionManager {
+    isValidatedConstruction = true;
+    try {
+      return new SessionManager(options);
+    } finally {
+      isValidatedConstruction = false;
+    }
+  }
+
   constructor(options: SessionManagerOptions = {}) {
-    validateInput(sessionSchemas().manager, options, "session manager options", PARSE_ONCE);
+    if (!isValidatedConstruction)
+      validateInput(sessionSchemas().manager, options, "session manager options", PARSE_ONCE);
     this.mode = options.mode ?? "session";
     const extraEnv = { ...(options.env ?? {}) };
     this.createKernel = options.createKernel ?? createDefaultKernel;
-    this.interruptGraceMs = options.interruptGraceMs ?? DEFAULT_INTERRUPT_GRACE_MS;
-    this.defaultTimeoutSec = options.defaultTimeoutSec ?? DEFAULT_TIMEOUT_SEC;
-    this.maxTimeoutSec = options.maxTimeoutSec ?? DEFAULT_MAX_TIMEOUT_SEC;
+    this.timeLimits = Object.freeze(
+      resolveTimeLimits({
+        defaultTimeoutSec: options.defaultTimeoutSec,
+        maxTimeoutSec: options.maxTimeoutSec,
+        interruptGraceMs: options.interruptGraceMs,
+      }),
+    );
     this.crashLoopThreshold = options.crashLoopThreshold ?? DEFAULT_CRASH_LOOP_THRESHOLD;
     this.jupyterSettings = options.jupyter ? { ...options.jupyter } : undefined;
     const sandbox = resolveSandboxSetting(options.sandbox, process.cwd());
@@ -112,7 +134,8 @@ export class SessionManager {
         : (options.resolveCacheMs ?? DEFAULT_RESOLVE_CACHE_MS),
       extraEnv,
       launcher: options.launcher,
-      interruptGraceMs: this.interruptGraceMs,
+      // Today's kernels take their grace at construction; a cell's `interruptGraceMs` carries the same value.
+      interruptGraceMs: this.timeLimits.interruptGraceMs ?? DEFAULT_INTERRUPT_GRACE_MS,
       sandbox,
       limits,
       checkpoints: options.checkpoints !== undefined,
@@ -195,6 +218,14 @@ export class SessionManager {
    */
   openCall(request: SessionCallRequest = {}): SessionCall {
     validateCallRequest(request);
+    return this.openValidatedCall(request);
+  }
+
+  /**
+   * `openCall` for an entry point that built or validated the request itself (the eval tool, from its parsed
+   * options): nothing is validated again.
+   */
+  openValidatedCall(request: SessionCallRequest): SessionCall {
     if (this.isDisposed) throw new EvalkitError("DISPOSED", "the session manager was disposed");
     const sessionId = request.sessionId ?? "default";
     const given = request.cwd ?? process.cwd();
@@ -224,9 +255,7 @@ export class SessionManager {
       disposeSignal: this.disposeController.signal,
       callSignal: request.signal,
       onInputRequest: request.onInputRequest,
-      defaultTimeoutSec: this.defaultTimeoutSec,
-      maxTimeoutSec: this.maxTimeoutSec,
-      interruptGraceMs: this.interruptGraceMs,
+      timeLimits: this.timeLimits,
       crashLoopThreshold: this.crashLoopThreshold,
       describeSpec: (language) => this.specs.describeSpec(language, sessionId, cwd),
       describeSpecNow: (language) => this.specs.describeSpecNow(language, sessionId, cwd),
@@ -283,6 +312,20 @@ export class SessionManager {
     } finally {
       await call.close();
     }
+  }
+
+  /**
+   * The kernel retained for a session's `language` (alive or not), or undefined when it has none (per-call mode
+   * retains none). It runs no cell and takes no queue: session-assist.ts asks it for completions and restarts.
+   */
+  async peekKernel(ref: SessionKernelRef): Promise<Kernel | undefined> {
+    const sessionId = ref.sessionId ?? "default";
+    const cwd = normaliseCwd(ref.cwd ?? process.cwd());
+    const spec =
+      this.specs.describeSpecNow(ref.language, sessionId, cwd) ??
+      (await this.specs.describeSpec(ref.language, sessionId, cwd));
+    const key = makeKernelKey(sessionId, cwd, spec);
+    return this.pool.list().find((entry) => entry.key === key)?.kernel;
   }
 
   /** Runs a single cell as one call. */

@@ -7,6 +7,7 @@ import type { Kernel, KernelExit } from "../kernel/kernel.js";
 import type { RuntimeSpec } from "../kernel/runtimes/define-runtime.js";
 import type { ResolvedSandbox, ResourceLimits, SandboxOptions } from "../runtime/sandbox-types.js";
 import type { HostBridgeHandlers } from "./bridge-handlers.js";
+import type { CellTiming } from "./cell-timing.js";
 import type { CheckpointOptions } from "./checkpoint-book.js";
 
 /** `session`: kernels retained per key; `per-call`: a fresh kernel per call, shut down after it. */
@@ -144,7 +145,7 @@ export interface SessionCallRequest {
 export interface SessionCellRequest {
   language?: CellLanguage;
   code: string;
-  /** Seconds; clamped to 1..maxTimeoutSec; default from the manager (30). */
+  /** Seconds; clamped to 1..maxTimeoutSec (cell-timing.ts); default from the manager (30). */
   timeoutSec?: number;
   /** Replace this language's kernel for the key with a fresh one before the cell runs. */
   reset?: boolean;
@@ -152,6 +153,19 @@ export interface SessionCellRequest {
   signal?: AbortSignal;
   /** Each output as it arrives, in order. */
   onOutput?: (output: KernelOutput) => void;
+  /**
+   * Keep the outputs for `outcome.outputs` (default true). False when `onOutput` keeps them: `outcome.outputs` is
+   * then empty, and no layer below holds a second copy of a cell's output.
+   */
+  retainOutputs?: boolean;
+}
+
+/**
+ * A cell request already validated and timed at an entry point (the eval tool's parse): `SessionCall.runResolved`
+ * takes it as it is, with no second validation or clamp.
+ */
+export interface ResolvedCellRequest extends Omit<SessionCellRequest, "timeoutSec"> {
+  timing: CellTiming;
 }
 
 /** A one-cell call, for `SessionManager.run`. */

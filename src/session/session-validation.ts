@@ -2,68 +2,39 @@
 import * as z from "zod";
 import { lazySchema } from "../contracts/lazy-schema.js";
 import { EvalkitError } from "../errors.js";
+import { settingsSchemas } from "./settings-schema.js";
 
 /** The session layer's input schemas, built on first use (see contracts/lazy-schema.ts). */
 export const sessionSchemas = lazySchema(() => {
-  const fn = z.custom<(...args: never[]) => unknown>((value) => typeof value === "function", {
-    message: "expected a function",
-  });
+  const shared = settingsSchemas();
+  const { fn } = shared;
   const signal = z.custom<AbortSignal>((value) => value instanceof AbortSignal, {
     message: "expected an AbortSignal",
   });
   const positiveMs = z.number().finite().positive();
   const language = z.string().min(1);
-  const bridge = z
-    .object({
-      agent: fn.optional(),
-      completion: fn.optional(),
-      tools: z.record(z.string(), fn).optional(),
-      concurrency: z.number().int().min(1).optional(),
-    })
-    .loose();
+  const bridge = shared.bridgeHandlers;
 
   const manager = z
     .object({
       mode: z.enum(["session", "per-call"]).optional(),
       createKernel: fn.optional(),
       resolveInterpreter: fn.optional(),
-      python: z.string().min(1).optional(),
-      env: z.record(z.string(), z.string()).optional(),
+      python: shared.python.optional(),
+      env: shared.env.optional(),
       launcher: z.array(z.string()).optional(),
-      sandbox: z
-        .union([
-          z.boolean(),
-          z
-            .object({ network: z.boolean().optional(), writable: z.array(z.string().min(1)).optional() })
-            .strict(),
-        ])
-        .optional(),
-      limits: z
-        .object({
-          memoryMb: z.number().int().positive().optional(),
-          cpuSeconds: z.number().int().positive().optional(),
-          processes: z.number().int().positive().optional(),
-        })
-        .strict()
-        .optional(),
+      sandbox: shared.sandbox.optional(),
+      limits: shared.limits.optional(),
       resolveCacheMs: z.number().finite().min(0).optional(),
       idleEvictMs: positiveMs.optional(),
       maxKernels: z.number().int().min(1).optional(),
       heartbeatMs: positiveMs.optional(),
-      interruptGraceMs: z.number().finite().min(0).optional(),
-      defaultTimeoutSec: positiveMs.optional(),
-      maxTimeoutSec: z.number().finite().min(1).optional(),
+      interruptGraceMs: shared.interruptGraceMs.optional(),
+      defaultTimeoutSec: shared.defaultTimeoutSec.optional(),
+      maxTimeoutSec: shared.maxTimeoutSec.optional(),
       crashLoopThreshold: z.number().int().min(1).optional(),
       bridge: bridge.optional(),
-      checkpoints: z
-        .object({
-          undo: z.number().int().min(0).max(1000).optional(),
-          maxCount: z.number().int().min(1).optional(),
-          maxBytes: z.number().int().positive().optional(),
-          restoreOnCrash: z.boolean().optional(),
-        })
-        .strict()
-        .optional(),
+      checkpoints: shared.checkpointOptions.optional(),
       jupyter: z
         .object({ url: z.url({ protocol: /^https?$/ }), token: z.string().min(1).optional() })
         .strict()
@@ -89,6 +60,7 @@ export const sessionSchemas = lazySchema(() => {
       reset: z.boolean().optional(),
       signal: signal.optional(),
       onOutput: fn.optional(),
+      retainOutputs: z.boolean().optional(),
     })
     .loose();
   return { manager, call, cell };
@@ -113,7 +85,8 @@ export function validateCellRequest(request: unknown): void {
       isOptional(r.timeoutSec, (v) => typeof v === "number" && Number.isFinite(v)) &&
       isOptional(r.reset, (v) => typeof v === "boolean") &&
       isOptional(r.signal, isSignal) &&
-      isOptional(r.onOutput, isFunction)
+      isOptional(r.onOutput, isFunction) &&
+      isOptional(r.retainOutputs, (v) => typeof v === "boolean")
     )
       return;
   }

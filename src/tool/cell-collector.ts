@@ -23,15 +23,14 @@ import {
 import {
   createRedactor,
   createStreamRedactor,
+  MIN_SECRET_LENGTH,
   type SecretValue,
   type StreamRedactor,
 } from "../output/redact.js";
+import { RETAINED_STREAM_CHARS } from "../output/retained-budget.js";
 import { boundErrorInfo, redactDeep } from "./details-redaction.js";
 import { applyFinalState } from "./final-state-view.js";
 import type { EvalOutputOptions } from "./tool-options.js";
-
-/** Default stream characters kept per cell in `details.cells[i].outputs`. */
-export const DEFAULT_RETAIN_STREAM_CHARS = 1024 * 1024;
 
 /** What a finished cell hands to the result. */
 export interface CollectedCell {
@@ -84,7 +83,8 @@ export class CellCollector {
     if (out.keepAnsi !== undefined) this.sinkOptions.keepAnsi = out.keepAnsi;
     if (options.store !== undefined) this.sinkOptions.store = options.store;
     else if (options.artifactsDir !== undefined) this.sinkOptions.artifactDir = options.artifactsDir;
-    this.retainLimit = out.retainStreamChars ?? DEFAULT_RETAIN_STREAM_CHARS;
+    // The one budget of retained stream text (characters), unless the tool's options set another.
+    this.retainLimit = out.retainStreamChars ?? RETAINED_STREAM_CHARS;
     this.maxImageBytes = out.maxImageBytes ?? DEFAULT_MAX_IMAGE_BYTES;
   }
 
@@ -97,6 +97,8 @@ export class CellCollector {
   }
 
   private readonly redact = (text: string): string => {
+    // Shorter than any secret it can hide: `2`, `True`, a short key need not read the environment.
+    if (text.length < MIN_SECRET_LENGTH) return text;
     this.redactor ??= createRedactor(this.secrets);
     return this.redactor(text);
   };
@@ -251,7 +253,8 @@ export class CellCollector {
   private pushText(text: string, isPlain = false): void {
     if (text === "") return;
     if (this.sink === undefined) {
-      this.sinkOptions.secrets = this.secrets;
+      // Read by the sink only once its text is as long as a secret (a short result never reads them).
+      this.sinkOptions.secrets = () => this.secrets;
       this.sink = new OutputSink(this.sinkOptions);
     }
     this.sink.push(text, isPlain);

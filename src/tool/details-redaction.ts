@@ -1,7 +1,7 @@
 // What outputs look like in `details`: every string redacted (object keys too), and errors bounded so one huge
 // exception is not copied into details whole.
 import { MAX_VALUE_DEPTH, TOO_DEEP_MARKER } from "../contracts/kernel-values.js";
-import type { CellErrorInfo } from "../contracts/outputs.js";
+import { type CellErrorInfo, STATUS_MIME } from "../contracts/outputs.js";
 import type { Redactor } from "../output/redact.js";
 import { clampLine, keepEnds } from "../text/text-lines.js";
 
@@ -22,10 +22,28 @@ export function redactDeep(value: unknown, redact: Redactor, key = "", depth = 0
   if (depth >= MAX_VALUE_DEPTH) return TOO_DEEP_MARKER;
   if (Array.isArray(value)) return value.map((v) => redactDeep(v, redact, "", depth + 1));
   const out: Record<string, unknown> = {};
-  // Keys too: `{"<token>": ...}` is as much a leak as a value.
-  for (const [k, v] of Object.entries(value)) out[redact(k)] = redactDeep(v, redact, k, depth + 1);
+  // Keys too: `{"<token>": ...}` is as much a leak as a value. A bundle's common MIME types (its top-level keys)
+  // are no one's secret: left as they are, a short result (`2`) never needs the call's secrets read.
+  for (const [k, v] of Object.entries(value)) {
+    const safeKey = depth === 0 && COMMON_MIME_TYPES.has(k) ? k : redact(k);
+    out[safeKey] = redactDeep(v, redact, k, depth + 1);
+  }
   return out;
 }
+
+const COMMON_MIME_TYPES = new Set([
+  "text/plain",
+  "text/html",
+  "text/markdown",
+  "text/latex",
+  "image/png",
+  "image/jpeg",
+  "image/gif",
+  "image/svg+xml",
+  "application/json",
+  "application/javascript",
+  STATUS_MIME,
+]);
 
 /** Image MIME types whose values are base64 bytes: SVG (`image/svg+xml`) is text and is redacted like any text. */
 function isBinaryImage(mime: string): boolean {

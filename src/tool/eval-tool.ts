@@ -3,6 +3,7 @@ import type { CellLanguage, CheckpointDetails } from "../contracts/cell-result.j
 import { EvalkitError } from "../errors.js";
 import type { JupyterServer } from "../kernel/jupyter/jupyter-server.js";
 import { type ArtifactStore, createArtifactStore } from "../output/artifact-store.js";
+import type { CellTimeLimits } from "../session/cell-timing.js";
 import { ConcurrencyLimiter } from "../session/concurrency-limiter.js";
 import { SessionManager } from "../session/session-manager.js";
 import type { SessionCallRequest } from "../session/session-types.js";
@@ -14,6 +15,7 @@ import {
   createEvalInputSchema,
   type EvalInput,
   type EvalInputSchema,
+  type EvalRequest,
   isJobInput,
   type JsonSchemaObject,
   parseEvalRequest,
@@ -32,7 +34,7 @@ import {
 } from "./run-call.js";
 import { createSecretReader } from "./secret-snapshot.js";
 import { adoptManagerSettings } from "./shared-manager.js";
-import { type EvalToolOptions, resolveToolOptions } from "./tool-options.js";
+import { type EvalToolOptions, type ResolvedToolOptions, resolveToolOptions } from "./tool-options.js";
 
 /** Per-call context of `execute`. */
 export interface EvalExecuteContext {
@@ -64,6 +66,11 @@ export interface EvalTool {
    * Calls on one tool never overlap: a second call waits for the first.
    */
   execute(input: unknown, context?: EvalExecuteContext): Promise<EvalToolResult>;
+  /**
+   * `execute` for input already parsed with this tool's `zodSchema` (`evalkit exec` parses its input to report
+   * problems in its own words): it is not validated a second time.
+   */
+  executeParsed(request: EvalRequest, context?: EvalExecuteContext): Promise<EvalToolResult>;
   /** Checks the backends now (Python preflight); afterwards `description`/`inputSchema` reflect the result. */
   checkBackends(): Promise<EvalBackendStatus>;
   /**
@@ -93,8 +100,16 @@ export interface EvalTool {
 
 /** Creates the eval tool. `createEvalTool({})` works: interpreter found by the runtime layer, session mode. */
 export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
-  const config = adoptManagerSettings(resolveToolOptions(options));
-  const manager = config.manager ?? new SessionManager(buildManagerOptions(config));
+  return createEvalToolFromSettings(resolveToolOptions(options));
+}
+
+/**
+ * The eval tool from settings an entry point has parsed already (`resolveToolOptions`: the MCP server parses its
+ * options once at start-up): nothing is validated again, and the session manager it makes takes them as they are.
+ */
+export function createEvalToolFromSettings(settings: ResolvedToolOptions): EvalTool {
+  const config = adoptManagerSettings(settings);
+  const manager = config.manager ?? SessionManager.fromValidatedOptions(buildManagerOptions(config));
   // With a Jupyter server (the manager's, which may be shared), every language but js is the server's.
   let jupyterServer: JupyterServer | undefined;
   const remote: RemoteLanguages | undefined = manager.hasJupyter
@@ -133,6 +148,12 @@ export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
     return zodSchema;
   };
   const isManagerOwned = config.manager === undefined;
+  // A cell's time: this tool's default and ceiling (the parse clamps to them), the grace of the manager's kernels.
+  const timeLimits: CellTimeLimits = {
+    defaultTimeoutSec: config.defaultTimeout,
+    maxTimeoutSec: config.maxTimeout,
+    interruptGraceMs: manager.timeLimits.interruptGraceMs,
+  };
   const exclusive = new ConcurrencyLimiter(1);
   const pinned = new Set<string>();
   let store: ArtifactStore | undefined;
@@ -176,9 +197,20 @@ export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
     return result;
   };
 
-  const execute = async (input: unknown, context: EvalExecuteContext = {}): Promise<EvalToolResult> => {
+  const execute = (input: unknown, context: EvalExecuteContext = {}): Promise<EvalToolResult> => {
+    if (isDisposed) return Promise.reject(new EvalkitError("DISPOSED", "the eval tool was disposed"));
+    try {
+      return executeParsed(parseEvalRequest(getZodSchema, input), context);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  };
+
+  const executeParsed = async (
+    request: EvalRequest,
+    context: EvalExecuteContext = {},
+  ): Promise<EvalToolResult> => {
     if (isDisposed) throw new EvalkitError("DISPOSED", "the eval tool was disposed");
-    const request = parseEvalRequest(getZodSchema, input);
     const { signal } = context;
     const group = sessionGroup(config.sessionId, config.cwd);
     // Only job inputs and yieldAfter calls need it: a plain call makes none.
@@ -208,9 +240,9 @@ export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
       if (config.sandbox !== undefined) await checkSandboxPreconditions(config);
       // A job may have started while this call waited for the previous one.
       assertSessionFree(manager.jobs, group);
-      // Read at every call (a secret set in the host environment a moment ago is hidden), while the cell runs.
+      // Read afresh for every call (a secret set in the host environment a moment ago is hidden), and only when
+      // some output is long enough to hold one.
       const secrets = secretReader.forCall();
-      secrets.prefetch();
       const run = (
         callSignal: AbortSignal | undefined,
         onUpdate: EvalExecuteContext["onUpdate"],
@@ -222,9 +254,10 @@ export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
         if (!isManagerOwned && config.handlers !== undefined) callRequest.bridge = config.handlers;
         const runContext: RunCallContext = {
           input: parsed,
-          openCall: () => manager.openCall(callRequest),
+          // Made from the tool's validated options: the manager need not check it again.
+          openCall: () => manager.openValidatedCall(callRequest),
           backends,
-          defaultTimeout: config.defaultTimeout,
+          timeLimits,
           output: config.output,
           secrets: secrets.list,
           artifactsDir: config.artifactsDir,
@@ -283,18 +316,18 @@ export function createEvalTool(options: EvalToolOptions = {}): EvalTool {
       return getZodSchema();
     },
     execute,
+    executeParsed,
     checkpoint: (name) => travel(execute, { checkpoint: name }),
     restore: (name) => travel(execute, { restore: name }),
     undo: () => travel(execute, { undo: true }),
     fork: () =>
       forkEvalTool({
-        options,
         config,
         isDisposed: () => isDisposed,
         serial: ++forkSerial,
         exclusive,
         manager,
-        create: createEvalTool,
+        create: createEvalToolFromSettings,
       }),
     checkBackends: () => backends.status(),
     async warm() {

@@ -6,7 +6,7 @@ import { createDefaultKernel } from "../session/default-kernels.js";
 import type { SessionManager } from "../session/session-manager.js";
 import type { EvalTool } from "./eval-tool.js";
 import type { EvalToolResult } from "./run-call.js";
-import type { EvalToolOptions, ResolvedToolOptions } from "./tool-options.js";
+import type { ResolvedToolOptions } from "./tool-options.js";
 
 /** One call without cells, its report, or its error thrown. */
 export async function travel(
@@ -26,7 +26,7 @@ export async function travel(
 
 /** What `fork()` needs of the tool it forks. */
 export interface ForkContext {
-  options: EvalToolOptions;
+  /** The tool's settings, parsed once when it was made; the fork is made from them, not parsed again. */
   config: ResolvedToolOptions;
   isDisposed: () => boolean;
   /** N of the fork point `fork-N` and of the session `<id>/fork-N`. */
@@ -34,7 +34,7 @@ export interface ForkContext {
   /** The tool's one-call-at-a-time gate: the fork point is taken between calls. */
   exclusive: ConcurrencyLimiter;
   manager: SessionManager;
-  create: (options: EvalToolOptions) => EvalTool;
+  create: (settings: ResolvedToolOptions) => EvalTool;
 }
 
 /**
@@ -67,9 +67,9 @@ export async function forkEvalTool(ctx: ForkContext): Promise<EvalTool> {
   }
   const base = config.createKernel ?? createDefaultKernel;
   let isFirst = true;
-  const { checkpoints: _own, ...rest } = ctx.options;
   return ctx.create({
-    ...rest,
+    ...config,
+    checkpoints: undefined,
     sessionId: `${config.sessionId}/fork-${serial}`,
     // The first Python kernel of the fork is the copy; a later one (after a reset or a crash) starts fresh.
     createKernel: (spec) => {

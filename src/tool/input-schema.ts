@@ -2,11 +2,12 @@
 import * as z from "zod";
 import type { CellLanguage } from "../contracts/cell-result.js";
 import { EvalkitError } from "../errors.js";
-import { clampTimeoutSec, DEFAULT_MAX_TIMEOUT_SEC, DEFAULT_TIMEOUT_SEC } from "../session/idle-timeout.js";
+import { clampTimeoutSec, DEFAULT_MAX_TIMEOUT_SEC, DEFAULT_TIMEOUT_SEC } from "../session/cell-timing.js";
 import { clampLine } from "../text/text-lines.js";
 import { firstIssueField, formatZodIssues } from "./format-issues.js";
 
-// The session layer owns timeouts (defaults and the one clamp); the schema applies them as it parses.
+// cell-timing.ts owns timeouts (defaults and the one clamp); the schema applies the clamp as it parses, which is
+// the tool boundary's one resolution of a cell's time (run-call.ts adds the default and the grace).
 export { DEFAULT_MAX_TIMEOUT_SEC };
 /** Default per-cell timeout in seconds. */
 export const DEFAULT_CELL_TIMEOUT_SEC = DEFAULT_TIMEOUT_SEC;

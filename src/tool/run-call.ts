@@ -6,8 +6,9 @@ import type { ArtifactStore } from "../output/artifact-store.js";
 import { hasRasterWork, rasteriseImages } from "../output/chart-raster.js";
 import type { DisplayImage } from "../output/display-render.js";
 import type { SecretValue } from "../output/redact.js";
+import type { CellTimeLimits } from "../session/cell-timing.js";
 import type { SessionCall } from "../session/session-call.js";
-import type { SessionCellOutcome, SessionCellRequest } from "../session/session-types.js";
+import type { ResolvedCellRequest, SessionCellOutcome } from "../session/session-types.js";
 import type { BackendSelector } from "./backends.js";
 import { CellCollector } from "./cell-collector.js";
 import { boundErrorInfo } from "./details-redaction.js";
@@ -45,7 +46,8 @@ export interface RunCallContext {
   /** Opens the session call; may throw (bad cwd...), which fails the first cell. */
   openCall: () => SessionCall;
   backends: BackendSelector;
-  defaultTimeout: number;
+  /** The tool's time settings: with the parsed (clamped) `timeout`s, each cell's time is resolved here, once. */
+  timeLimits: CellTimeLimits;
   output: EvalOutputOptions;
   /** The call's secrets, read when first needed (the tool reads them while the first cell runs). */
   secrets: () => readonly SecretValue[];
@@ -159,10 +161,16 @@ export async function runEvalCall(ctx: RunCallContext): Promise<EvalToolResult> 
           if (ctx.onUpdate !== undefined) updater = createUpdater(ctx, cells, contents, running);
         }
         const tap = ctx.tap;
-        const request: SessionCellRequest = {
+        const request: ResolvedCellRequest = {
           language: route.language,
           code: cell.code,
-          timeoutSec: cell.timeout ?? input.timeout ?? ctx.defaultTimeout,
+          // The parse clamped both timeouts (input-schema.ts) and the default was clamped with the options.
+          timing: {
+            timeoutSec: cell.timeout ?? input.timeout ?? ctx.timeLimits.defaultTimeoutSec,
+            interruptGraceMs: ctx.timeLimits.interruptGraceMs,
+          },
+          // The collector keeps the outputs (the one copy): the session and the kernel keep none.
+          retainOutputs: false,
           onOutput:
             tap === undefined && updater === IDLE_UPDATER
               ? (output) => collector.add(output)
@@ -175,7 +183,7 @@ export async function runEvalCall(ctx: RunCallContext): Promise<EvalToolResult> 
         if (isReset) request.reset = true;
         try {
           call ??= ctx.openCall();
-          outcome = await call.run(request);
+          outcome = await call.runResolved(request);
         } catch (err) {
           outcome = outcomeFromHostError(err);
           isHostFailure = true;

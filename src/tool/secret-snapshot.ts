@@ -1,16 +1,14 @@
 // The secrets one call redacts: read from the host's environment at every call (a secret set a moment ago is
-// hidden), while the kernel runs the cell where it can, so the read costs the warm path nothing.
+// hidden), and only when some text is long enough to hold one, so a short result (`2`) never reads them.
 import { createRedactor, type Redactor } from "../output/redact.js";
 import { collectSecretValues, type SecretValue } from "../runtime/env-filter.js";
 
-/** One call's secrets, read when first needed or when the host is idle after sending the cell. */
+/** One call's secrets, read when first needed (never for a call whose output is shorter than any secret). */
 export interface CallSecrets {
   /** The secret values, read now if they were not read yet. */
   list(): readonly SecretValue[];
   /** Redacts with those values. */
   redact: Redactor;
-  /** Reads them at the event loop's next turn, while the kernel works (a no-op once read). */
-  prefetch(): void;
 }
 
 interface Snapshot {
@@ -59,9 +57,6 @@ export function createSecretReader(extra: Record<string, string>): { forCall(): 
       return {
         list: () => get().secrets,
         redact: (text) => get().redact(text),
-        prefetch() {
-          if (snapshot === undefined) setImmediate(get);
-        },
       };
     },
   };

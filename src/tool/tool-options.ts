@@ -10,11 +10,13 @@ import { checkRuntimes, type RuntimeSpec } from "../kernel/runtimes/define-runti
 import { resolveSandboxSetting } from "../runtime/sandbox-setting.js";
 import type { ResolvedSandbox, ResourceLimits, SandboxSetting } from "../runtime/sandbox-types.js";
 import type { HostBridgeHandlers } from "../session/bridge-handlers.js";
+import { clampTimeoutSec } from "../session/cell-timing.js";
 import type { CheckpointOptions } from "../session/checkpoint-book.js";
 import type { SessionManager } from "../session/session-manager.js";
 import type { KernelFactory, KernelMode } from "../session/session-types.js";
+import { settingsSchemas } from "../session/settings-schema.js";
 import { firstIssueField, formatZodIssues } from "./format-issues.js";
-import { DEFAULT_CELL_TIMEOUT_SEC, DEFAULT_MAX_TIMEOUT_SEC } from "./input-schema.js";
+import { DEFAULT_MAX_TIMEOUT_SEC } from "./input-schema.js";
 import { type JupyterOption, resolveJupyterOption } from "./jupyter-options.js";
 import { splitCommandLine } from "./launcher.js";
 
@@ -129,27 +131,20 @@ export interface ResolvedToolOptions {
 }
 
 const optionsSchema = lazySchema(() => {
-  const fn = z.custom<(...args: never[]) => unknown>((v) => typeof v === "function", {
-    message: "expected a function",
-  });
+  // The settings a session manager takes too come from one set of schemas (session/settings-schema.ts).
+  const shared = settingsSchemas();
+  const { fn } = shared;
   const positiveInt = z.number().int().positive();
   return z.strictObject({
-    python: z.string().min(1).optional(),
+    python: shared.python.optional(),
     cwd: z.string().min(1).optional(),
     sessionId: z.string().min(1).optional(),
     mode: z.enum(["session", "per-call"]).optional(),
     py: z.boolean().optional(),
     js: z.boolean().optional(),
-    maxTimeout: z.number().finite().min(1).optional(),
-    defaultTimeout: z.number().finite().positive().optional(),
-    handlers: z
-      .object({
-        agent: fn.optional(),
-        completion: fn.optional(),
-        tools: z.record(z.string(), fn).optional(),
-        concurrency: positiveInt.optional(),
-      })
-      .optional(),
+    maxTimeout: shared.maxTimeoutSec.optional(),
+    defaultTimeout: shared.defaultTimeoutSec.optional(),
+    handlers: shared.bridgeHandlers.optional(),
     artifactsDir: z.string().min(1).optional(),
     output: z
       .strictObject({
@@ -163,43 +158,19 @@ const optionsSchema = lazySchema(() => {
         retainStreamChars: z.number().int().nonnegative().optional(),
       })
       .optional(),
-    env: z.record(z.string(), z.string()).optional(),
+    env: shared.env.optional(),
     launcher: z.union([z.string(), z.array(z.string())]).optional(),
-    interruptGraceMs: z.number().finite().min(0).optional(),
+    interruptGraceMs: shared.interruptGraceMs.optional(),
     updateIntervalMs: z.number().finite().min(0).optional(),
     manager: z
       .custom<SessionManager>((v) => typeof v === "object" && v !== null && "openCall" in v)
       .optional(),
     createKernel: fn.optional(),
     runtimes: z.array(z.custom<RuntimeSpec>((v) => typeof v === "object" && v !== null)).optional(),
-    sandbox: z
-      .union([
-        z.boolean(),
-        z.strictObject({
-          network: z.boolean().optional(),
-          writable: z.array(z.string().min(1)).optional(),
-        }),
-      ])
-      .optional(),
-    limits: z
-      .strictObject({
-        memoryMb: positiveInt.optional(),
-        cpuSeconds: positiveInt.optional(),
-        processes: positiveInt.optional(),
-      })
-      .optional(),
+    sandbox: shared.sandbox.optional(),
+    limits: shared.limits.optional(),
     flagsEnv: z.record(z.string(), z.union([z.string(), z.undefined()])).optional(),
-    checkpoints: z
-      .union([
-        z.boolean(),
-        z.strictObject({
-          undo: z.number().int().min(0).max(1000).optional(),
-          maxCount: positiveInt.optional(),
-          maxBytes: positiveInt.optional(),
-          restoreOnCrash: z.boolean().optional(),
-        }),
-      ])
-      .optional(),
+    checkpoints: shared.checkpoints.optional(),
     jupyter: z.strictObject({ url: z.string().min(1), token: z.string().min(1).optional() }).optional(),
   });
 });
@@ -281,7 +252,7 @@ export function resolveToolOptions(options: EvalToolOptions = {}): ResolvedToolO
     mode: options.mode ?? "session",
     enabled: [...resolveEnabledLanguages(options, flagsEnv), ...runtimes.map((runtime) => runtime.name)],
     maxTimeout,
-    defaultTimeout: Math.min(maxTimeout, Math.max(1, options.defaultTimeout ?? DEFAULT_CELL_TIMEOUT_SEC)),
+    defaultTimeout: clampTimeoutSec(options.defaultTimeout, maxTimeout),
     handlers: options.handlers,
     artifactsDir: options.artifactsDir === undefined ? undefined : resolve(options.artifactsDir),
     output: { ...(options.output ?? {}) },

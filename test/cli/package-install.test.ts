@@ -74,6 +74,19 @@ describe("the packed package, installed into an empty folder", () => {
     expect(js.status, js.stderr).toBe(0);
     expect(JSON.parse(js.stdout).cells[0].text).toBe("js 42\n");
     if (process.platform === "linux") {
+      // The host's guard ships with the package (python/host_guard.py) and runs beside the Python kernel.
+      const findGuard = [
+        "import os",
+        "host = str(os.getppid())",
+        "for pid in filter(str.isdigit, os.listdir('/proc')):",
+        "    try: argv = open('/proc/%s/cmdline' % pid, 'rb').read().decode().split('\\0')",
+        "    except OSError: continue",
+        "    if 'evalkit-host-guard' in argv and host in argv: print(argv[3])",
+      ].join("\n");
+      const guarded = run(evalkitBin, ["exec", "--python", TEST_PYTHON, "-c", findGuard], app);
+      expect(guarded.stdout).toBe(
+        `${path.join(app, "node_modules", "evalkit", "python", "host_guard.py")}\n`,
+      );
       // The JS kernel's subreaper parent ships with the package (python/subreaper_parent.py) and runs.
       const parent =
         "require('fs').readFileSync('/proc/' + process.ppid + '/cmdline', 'latin1').split('\\0')[3]";

@@ -247,13 +247,11 @@ describe("the prelude's host helpers in a real kernel", () => {
     });
     const base = {
       kernel,
-      timeoutSec: 1,
-      maxTimeoutSec: 60,
-      interruptGraceMs: 3000,
+      timing: { timeoutSec: 1, interruptGraceMs: 3000 },
+      retainOutputs: true,
       callerSignals: [],
       disposeSignal: new AbortController().signal,
       bridge,
-      killKernel: () => kernel.shutdown(),
     };
     const slow = await runCell({ ...base, code: "print(agent('take your time'))" });
     expect(slow.kind).toBe("finished");

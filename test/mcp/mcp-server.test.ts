@@ -159,9 +159,9 @@ describe("evalkit mcp", () => {
   });
 });
 
-/** The server's Python kernels: its children started through the runner's bootstrap. */
+/** The server's Python kernels: its children whose command line names them (`evalkit-kernel python`). */
 function kernelsOf(serverPid: number): number[] {
-  return findProcesses("evalkit bootstrap").filter((pid) => {
+  return findProcesses("evalkit-kernel python").filter((pid) => {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === serverPid;
   });

@@ -20,7 +20,7 @@ describe("MCP server options", () => {
     const home = path.join(os.tmpdir(), "evalkit-home-x");
     const resolved = resolveMcpServerOptions({ env: { EVALKIT_HOME: home }, python: "python3" });
     expect(resolved.artifactsDir).toBe(path.join(home, "artifacts"));
-    expect(resolved.toolOptions).toMatchObject({
+    expect(resolved.toolSettings).toMatchObject({
       python: "python3",
       artifactsDir: path.join(home, "artifacts"),
       cwd: process.cwd(),
@@ -31,7 +31,7 @@ describe("MCP server options", () => {
 
   it("lets tool options override the output cap", () => {
     const resolved = resolveMcpServerOptions({ tool: { output: { retainStreamChars: 10 } } });
-    expect(resolved.toolOptions.output).toEqual({ retainStreamChars: 10 });
+    expect(resolved.toolSettings.output).toEqual({ retainStreamChars: 10 });
   });
 
   it("rejects a missing working directory, naming cwd", () => {

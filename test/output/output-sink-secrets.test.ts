@@ -2,6 +2,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createOutputSink } from "../../src/output/output-sink.js";
 
@@ -66,5 +67,84 @@ describe("a sink cut for a job's return", () => {
     expect(result.text).toBe("loss 0.25 and sk- but not a key smile ");
     next.push("\ude00\n");
     expect(next.finish().text).toBe("\u{1f600}\n");
+  });
+});
+
+describe("secrets given as a function", () => {
+  it("are never read for output shorter than any secret can be", () => {
+    let reads = 0;
+    const sink = createOutputSink({
+      artifactDir: dir,
+      secrets: () => {
+        reads += 1;
+        return secrets;
+      },
+    });
+    sink.push("2\n", true);
+    expect(sink.finish().text).toBe("2\n");
+    expect(reads).toBe(0);
+  });
+
+  it("are read once the text could hold one, and redact it", () => {
+    let reads = 0;
+    const sink = createOutputSink({
+      artifactDir: dir,
+      secrets: () => {
+        reads += 1;
+        return secrets;
+      },
+    });
+    sink.push(`key=${SECRET}\n`, true);
+    sink.push(`again ${SECRET}\n`, true);
+    expect(sink.finish().text).toBe("key=[REDACTED:OPENAI_API_KEY]\nagain [REDACTED:OPENAI_API_KEY]\n");
+    expect(reads).toBe(1);
+  });
+
+  it("redact a secret whose first characters came as short plain text before the rest", () => {
+    for (const given of [secrets, () => secrets]) {
+      const sink = createOutputSink({ artifactDir: dir, secrets: given });
+      sink.push("sk-", true);
+      sink.push("live-Zq81xVx9Qk2\n", true);
+      expect(sink.finish().text).toBe("[REDACTED:OPENAI_API_KEY]\n");
+    }
+  });
+});
+
+describe("secrets read lazily", () => {
+  it("give the same view and artifact text as secrets given up front, however the text is cut", () => {
+    const piece = fc.constantFrom(
+      "sk-",
+      "live-",
+      "Zq81",
+      "xVx9Qk2",
+      SECRET,
+      "a",
+      "\n",
+      "ok ",
+      "é",
+      "\x1b[1m",
+    );
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.tuple(
+            fc.array(piece, { maxLength: 6 }).map((parts) => parts.join("")),
+            fc.boolean(),
+          ),
+          { maxLength: 8 },
+        ),
+        (chunks) => {
+          const run = (given: typeof secrets | (() => typeof secrets)) => {
+            const sink = createOutputSink({ artifactDir: dir, secrets: given });
+            for (const [text, isPlain] of chunks) sink.push(text, isPlain && /^[\x20-\x7e\n\t]*$/.test(text));
+            return sink.finish().text;
+          };
+          const eager = run(secrets);
+          expect(run(() => secrets)).toBe(eager);
+          expect(eager).not.toContain(SECRET);
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });

@@ -158,6 +158,7 @@ export const jsRuntime: RuntimeDescription = {
       lineOffset: rewritten.lineOffset,
       filename: `<cell ${jsCells}>`,
       executionCount: jsCells,
+      nonce: createRandomToken(12),
     };
   },
   interrupt(send, pid, id) {
@@ -167,7 +168,7 @@ export const jsRuntime: RuntimeDescription = {
   },
   readyFields: ["node"],
   sendsStarted: false,
-  echoesNonce: false,
+  echoesNonce: true,
   hasInput: false,
   hasIsComplete: false,
   snippets: {

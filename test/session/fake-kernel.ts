@@ -56,9 +56,11 @@ export class FakeKernel implements Kernel {
     if (!this.isAlive) throw new EvalkitError("KERNEL_CLOSED", "kernel is not running");
     this.log.push(code);
     const outputs: KernelOutput[] = [];
+    // Like the kernel contract: a caller that keeps the outputs itself gets none in the outcome.
+    const isRetaining = options.retainOutputs !== false;
     const print = (text: string) => {
       const output: KernelOutput = { type: "stream", name: "stdout", text };
-      outputs.push(output);
+      if (isRetaining) outputs.push(output);
       options.onOutput?.(output);
     };
     const ok = (): ExecuteOutcome => ({
@@ -79,15 +81,33 @@ export class FakeKernel implements Kernel {
     const [op = "", ...rest] = code.split(" ");
     const arg = rest.join(" ");
     return new Promise<ExecuteOutcome>((resolve, reject) => {
-      this.running = {
-        interrupt: () => {},
-        die: (exit) =>
-          reject(new EvalkitError("KERNEL_DIED", "kernel died while the cell was running", { ...exit })),
+      // The kernel contract: an aborted signal interrupts, and `interruptGraceMs` later the kernel kills the cell.
+      let escalation: ReturnType<typeof setTimeout> | undefined;
+      const onAbort = () => {
+        this.interrupt();
+        escalation ??= setTimeout(() => {
+          if (this.running === running) this.killAfterInterrupt();
+        }, options.interruptGraceMs ?? 5000);
       };
+      const detach = () => {
+        clearTimeout(escalation);
+        options.signal?.removeEventListener("abort", onAbort);
+      };
+      const running = {
+        interrupt: () => {},
+        die: (exit: KernelExit) => {
+          detach();
+          reject(new EvalkitError("KERNEL_DIED", "kernel died while the cell was running", { ...exit }));
+        },
+      };
+      this.running = running;
       const finish = (outcome: ExecuteOutcome) => {
+        detach();
         this.running = undefined;
         resolve(outcome);
       };
+      if (options.signal?.aborted) setImmediate(onAbort);
+      else options.signal?.addEventListener("abort", onAbort, { once: true });
       switch (op) {
         case "set": {
           const [name = "", value = ""] = rest;

@@ -3,10 +3,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { createFakeManagers, type FakeKernel, sleep, stdoutOf } from "./fake-kernel.js";
+import type { ExecuteOptions } from "../../src/kernel/kernel.js";
+import { SessionManager } from "../../src/session/session-manager.js";
+import { createFakeManagers, FakeKernel, fakeResolver, sleep, stdoutOf } from "./fake-kernel.js";
 
 const cwd = mkdtempSync(path.join(tmpdir(), "evalkit-session-timeouts-"));
-const { createManager, disposeAll } = createFakeManagers();
+const { createManager, disposeAll, track } = createFakeManagers();
 afterEach(disposeAll);
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
 
@@ -98,6 +100,79 @@ describe("cell timeouts", () => {
     const next = await manager.run({ cwd, code: "pid" });
     expect(next.status).toBe("ok");
     expect(kernels).toHaveLength(2);
+  });
+});
+
+describe("one owner of the kill", () => {
+  it("hands the kernel the grace and leaves the kill to it: the session itself never kills", async () => {
+    const seen: ExecuteOptions[] = [];
+    const kernels: FakeKernel[] = [];
+    const manager = track(
+      new SessionManager({
+        resolveInterpreter: fakeResolver,
+        interruptGraceMs: 200,
+        createKernel: (spec) => {
+          const kernel = new FakeKernel(spec);
+          const execute = kernel.execute.bind(kernel);
+          // A kernel whose own ladder is far longer than the grace it was given.
+          kernel.execute = (code, options = {}) => {
+            seen.push(options);
+            return execute(code, { ...options, interruptGraceMs: 60_000 });
+          };
+          kernels.push(kernel);
+          return kernel;
+        },
+      }),
+    );
+    const running = manager.run({ cwd, code: "hang", timeoutSec: 1 });
+    await sleep(1000 + 200 + 800);
+    const kernel = kernels[0] as FakeKernel;
+    expect(kernel.interrupts).toBe(1);
+    expect(kernel.isAlive).toBe(true);
+    expect(seen[0]?.interruptGraceMs).toBe(200);
+    kernel.killAfterInterrupt();
+    const outcome = await running;
+    expect(outcome.status).toBe("killed");
+    expect(outcome.notices[0]).toMatch(/^eval cell timed out after 1s; the kernel did not stop within 0\.2s/);
+  });
+
+  it("passes no grace when none is configured, so each runtime keeps its own", async () => {
+    const seen: ExecuteOptions[] = [];
+    const manager = track(
+      new SessionManager({
+        resolveInterpreter: fakeResolver,
+        createKernel: (spec) => {
+          const kernel = new FakeKernel(spec);
+          const execute = kernel.execute.bind(kernel);
+          kernel.execute = (code, options = {}) => {
+            seen.push(options);
+            return execute(code, options);
+          };
+          return kernel;
+        },
+      }),
+    );
+    expect((await manager.run({ cwd, code: "set x 1" })).status).toBe("ok");
+    expect(seen).toHaveLength(1);
+    expect("interruptGraceMs" in (seen[0] as object)).toBe(false);
+    expect(seen[0]?.signal).toBeInstanceOf(AbortSignal);
+  });
+
+  it("asks the kernel to keep no outputs when the caller keeps them through onOutput", async () => {
+    const { manager, kernels } = createManager();
+    const seen: string[] = [];
+    const kept = await manager.run({ cwd, code: "set x 5" });
+    const owned = await manager.run({
+      cwd,
+      code: "get x",
+      retainOutputs: false,
+      onOutput: (output) => seen.push(output.type === "stream" ? output.text : output.type),
+    });
+    expect(kept.status).toBe("ok");
+    expect(owned.outputs).toEqual([]);
+    expect(seen).toEqual(["5"]);
+    expect(stdoutOf(await manager.run({ cwd, code: "get x" }))).toBe("5");
+    expect(kernels).toHaveLength(1);
   });
 });
 

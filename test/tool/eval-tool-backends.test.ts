@@ -86,7 +86,7 @@ describe("warming the tool", () => {
   it("starts the kernel a plain cell uses before the first call; that call runs on it as cell 1", async () => {
     const tool = makeTool({ flagsEnv: {} });
     await tool.warm();
-    const kernels = findProcesses("evalkit bootstrap").filter((pid) => {
+    const kernels = findProcesses("evalkit-kernel python").filter((pid) => {
       const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
       return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === process.pid;
     });

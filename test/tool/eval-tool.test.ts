@@ -219,6 +219,18 @@ describe("eval tool", () => {
     expect(isEvalkitError(err, "DISPOSED")).toBe(true);
   });
 
+  it("keeps what a cell printed before its interpreter died: the collector holds the only copy", async () => {
+    const tool = makeTool();
+    const result = await tool.execute({
+      cells: [{ code: "import os, sys\nprint('before the end')\nsys.stdout.flush()\nos._exit(3)" }],
+    });
+    const cell = result.details.cells[0];
+    expect(cell?.status).toBe("died");
+    expect(cell?.text).toContain("before the end");
+    expect(cell?.outputs).toContainEqual({ type: "stream", name: "stdout", text: "before the end\n" });
+    expect(cell?.notices?.join("\n")).toContain("exit code 3");
+  });
+
   it("works with no options at all", async () => {
     const { createEvalTool } = await import("../../src/tool/eval-tool.js");
     const previous = process.env.EVALKIT_PYTHON;

@@ -3,7 +3,7 @@
 import codecs
 import os
 import select
-import struct
+import sys
 import threading
 
 from .channel_fds import private_pipe
@@ -212,6 +212,7 @@ def _bytes_pending(fd):
     if _fcntl is None:
         return 0
     try:
-        return struct.unpack("i", _fcntl.ioctl(fd, _FIONREAD, b"\0\0\0\0"))[0]
+        # A C int in native order; int.from_bytes spares the `struct` module (idle memory).
+        return int.from_bytes(_fcntl.ioctl(fd, _FIONREAD, b"\0\0\0\0"), sys.byteorder, signed=True)
     except (OSError, ValueError):
         return 0

@@ -9,15 +9,12 @@ import types
 from .. import PROTOCOL_VERSION
 from . import bridge
 from ..lifetime import fork_guard
-from ..lifetime import guard
+from ..lifetime import idle_memory
 from . import hooks
 from ..lifetime import limits
 from ..lifetime import reaper
 from . import state
 from . import stdin_policy
-from . import relive
-from . import root
-from . import time_travel
 from ..lifetime import usage
 from ..capture.channel_fds import move_high, reset_blocking
 from ..capture.fd_capture import FdCapture, enlarge_pipe
@@ -47,7 +44,13 @@ def main(config=None):
     # High, close-on-exec numbers: a cell that closes low descriptors and opens files cannot take them over.
     proto_out = move_high(os.dup(1))
     proto_in = move_high(os.dup(0))
-    guard.start(proto_out)  # before any thread exists: ends the kernel with the host even if C code holds the GIL
+    if not config.get("guardedOutside"):
+        # Before any thread exists: ends the kernel with the host even if C code holds the GIL. Only where nothing
+        # outside does: a local host runs one guard for all its kernels (python/host_guard.py), a sandbox ends
+        # with its host (bwrap --die-with-parent), so an idle kernel there is one process.
+        from ..lifetime import guard
+
+        guard.start(proto_out)
     reaper.install()  # daemons a cell double-forks stay our descendants, so the kernel's end takes them along
     enlarge_pipe(proto_out)  # a 1 MB image frame then leaves in one write instead of 16 hand-offs
     _keep_fatal_errors_visible()
@@ -84,12 +87,16 @@ def main(config=None):
     state.writer.on_host_request = requests.read_now
     start_parent_watchdog()
     # With checkpoints, this process stays behind as the root and a fork of it runs the cells (time_travel.py).
-    relive.requests = requests
-    relive.announce_ready = _announce_ready
-    is_first = root.start_root(requests) if _wants_checkpoints(config) else True
+    is_first = True
+    if _wants_checkpoints(config):
+        from . import root
+
+        _load_time_travel(requests)
+        is_first = root.start_root(requests)
     limits.apply_process_limit(config.get("limits"))  # last: the runner's own threads are not the cell's N
     if is_first:
         _announce_ready()
+    idle_memory.release()  # after `ready`: the host's first request waits in the pipe meanwhile
     _serve(requests, gate)
 
 
@@ -100,15 +107,17 @@ def checkpoints_token():
 
 
 def _checkpoints_enabled():
-    from ..lifetime import checkpoints
-
-    return checkpoints.is_enabled
+    # Not loaded means not enabled: a kernel without checkpoints never imports them (idle memory).
+    checkpoints = sys.modules.get(__package__.rpartition(".")[0] + ".lifetime.checkpoints")
+    return checkpoints is not None and checkpoints.is_enabled
 
 
 def _wants_checkpoints(config):
+    if not config.get("checkpoints"):
+        return False
     from ..lifetime import checkpoints
 
-    return bool(config.get("checkpoints")) and checkpoints.is_supported()
+    return checkpoints.is_supported()
 
 
 def _announce_ready():
@@ -127,6 +136,20 @@ def _announce_ready():
     state.writer.send(frame)
 
 
+# The checkpoint requests (core/time_travel.py): their modules load with the first one, or with checkpoints.
+TIME_TRAVEL_REQUESTS = ("checkpoint", "restore", "drop", "checkpoint_info")
+
+
+def _load_time_travel(requests):
+    """time_travel and relive, imported on first need (an idle kernel without checkpoints never loads them)."""
+    from . import relive
+    from . import time_travel
+
+    relive.requests = requests
+    relive.announce_ready = _announce_ready
+    return time_travel, relive
+
+
 def _serve(requests, gate):
     executor = Executor()
     while True:
@@ -136,7 +159,8 @@ def _serve(requests, gate):
         kind = request.get("type")
         if kind == "exit":
             exit_now(0, graceful=True)
-        if kind in time_travel.REQUEST_TYPES:
+        if kind in TIME_TRAVEL_REQUESTS:
+            time_travel, relive = _load_time_travel(requests)
             try:
                 time_travel.handle(request)
             except time_travel.BecomeLive as live:  # a checkpoint of ours was restored: we are its new runner

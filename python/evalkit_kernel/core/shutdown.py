@@ -5,7 +5,6 @@ import _signal as signal  # `signal` imports enum (~2 ms of start-up) to wrap th
 import threading
 
 from . import state
-from ..lifetime import guard
 from ..lifetime import process_tree
 from ..lifetime import reaper
 from .threads import start_daemon
@@ -27,7 +26,7 @@ def exit_now(code, graceful):
     state.kill_child_groups()
     try:
         # Before our group goes: children in their own sessions too (as subreaper, our tree holds them all).
-        process_tree.kill_descendants(spare=guard.guard_pid, is_subreaper=reaper.is_subreaper)
+        process_tree.kill_descendants(spare=process_tree.guard_pid(), is_subreaper=reaper.is_subreaper)
     except BaseException:
         pass
     if hasattr(os, "getpgrp") and os.getpgrp() == (kernel_group or os.getpid()):

@@ -4,7 +4,7 @@ text/plain comes from the pretty printer (display_pretty), as in IPython.
 """
 
 import sys
-import weakref
+from _weakref import ref as _weak_ref  # the C type itself: `weakref` loads more modules (idle memory)
 
 from ..core.state import warn
 from .mime_values import normalize_value
@@ -69,7 +69,7 @@ def note_displayed(obj):
     """Remember that a figure was shown in this cell, so the end-of-cell flush does not show it twice."""
     if library_kind(obj) == "figure":
         try:
-            _shown_figures[id(obj)] = weakref.ref(obj)
+            _shown_figures[id(obj)] = _weak_ref(obj)
             # savefig restores facecolor/dpi afterwards, which marks the figure stale although what was
             # shown is current; from here on only a real change marks it stale again.
             obj.stale = False

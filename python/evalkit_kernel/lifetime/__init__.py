@@ -1,1 +1,1 @@
-"""The kernel's lifetime: the guard that ends it with the host, forked children, orphans, limits and usage."""
+"""The kernel's lifetime: a remote kernel's own guard, forked children, orphans, limits and usage."""

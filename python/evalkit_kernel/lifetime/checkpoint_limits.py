@@ -44,9 +44,9 @@ def describe(runner_threads, checkpoint_pids=()):
 
 
 def is_guard(pid):
-    from . import guard
+    from . import process_tree
 
-    return pid == guard.guard_pid
+    return pid == process_tree.guard_pid()
 
 
 def children():

@@ -1,5 +1,9 @@
 """A tiny watchdog process that ends the kernel and everything it started when the host goes away.
 
+Started only when nothing outside the runner does this job (`config.guardedOutside` unset): a runner behind a
+launcher such as ssh, whose tree no local process can see. A local host runs one guard for all its kernels
+(python/host_guard.py), and a sandbox ends with its host (bwrap --die-with-parent).
+
 The runner notices its host's death through EOF on stdin or a changed parent, but both checks are Python
 threads: they need the GIL, so a cell stuck in C code that holds it (a catastrophic regex, a huge sort) would
 keep the kernel alive forever. The guard is a small interpreter the runner starts at start-up (posix_spawn of
@@ -34,15 +38,7 @@ HOST_CHECK_MS = 1000
 guard_pid = None
 
 
-def prctl(option, value):
-    """prctl(2) through _ctypes (no `ctypes` import: ~5 ms of start-up); False when unavailable."""
-    try:
-        import _ctypes
-
-        handle = _ctypes.dlopen(None)
-        return _ctypes.call_function(_ctypes.dlsym(handle, "prctl"), (option, value, 0, 0, 0)) == 0
-    except Exception:
-        return False
+prctl = process_tree.prctl
 
 
 def start(protocol_fd):

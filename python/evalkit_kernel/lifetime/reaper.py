@@ -13,7 +13,7 @@ owns (their owners collect the exit status themselves).
 import os
 import time
 
-from . import guard
+from . import process_tree
 
 PR_SET_CHILD_SUBREAPER = 36
 REAP_INTERVAL = 1.0
@@ -25,7 +25,7 @@ _kept = set()  # zombie pids an owner will wait for: not looked at again
 def install():
     global is_subreaper
     if hasattr(os, "uname") and os.uname().sysname == "Linux":
-        is_subreaper = guard.prctl(PR_SET_CHILD_SUBREAPER, 1)
+        is_subreaper = process_tree.prctl(PR_SET_CHILD_SUBREAPER, 1)
 
 
 def reap_adopted():
@@ -37,7 +37,7 @@ def reap_adopted():
     if now < _next_reap:
         return False
     _next_reap = now + REAP_INTERVAL
-    zombies = [pid for pid in _children() if pid not in _kept and pid != guard.guard_pid and _is_zombie(pid)]
+    zombies = [pid for pid in _children() if pid not in _kept and pid != process_tree.guard_pid() and _is_zombie(pid)]
     if not zombies:
         return False
     owned = _owned_pids()

@@ -1,22 +1,42 @@
 """IPython's whole-cell clean-ups before magics: pasted prompts, leading indentation, and automagic on one-line cells."""
 
-import re
-
 from .names import MAGIC_NAME
 from .registry import options
 
-# `>>> ` starts a pasted Python session; `... ` continues it (only stripped once the block is known to be one).
-_CLASSIC_ANY = re.compile(r"^(>>>|\.\.\.)( |$)")
-_CLASSIC_FIRST = re.compile(r"^>>>( |$)")
-# `In [3]: ` (with vi-mode markers) and `   ...: ` from a pasted IPython session.
-_IPYTHON_ANY = re.compile(r"^((((\[nav\]|\[ins\])?\ )?In\ \[\d+\]:\ )|(\s*\.{3,}:\ ?))")
-# A one-line cell `name rest`: the name may be a magic called without its `%` (automagic).
-_AUTOMAGIC = re.compile(r"^([A-Za-z_][\w]*)((?:\s.*)?)$", re.S)
+_patterns = None
+
+
+def _load_patterns():
+    """The prompt patterns, compiled at the first cell that may hold pasted prompts (`re` costs ~0.6 MB)."""
+    global _patterns
+    if _patterns is None:
+        import re
+
+        _patterns = (
+            # `>>> ` starts a pasted Python session; `... ` continues it (only stripped once the block is one).
+            re.compile(r"^(>>>|\.\.\.)( |$)"),
+            re.compile(r"^>>>( |$)"),
+            # `In [3]: ` (with vi-mode markers) and `   ...: ` from a pasted IPython session.
+            re.compile(r"^((((\[nav\]|\[ins\])?\ )?In\ \[\d+\]:\ )|(\s*\.{3,}:\ ?))"),
+        )
+    return _patterns
+
 
 def _strip_prompts(lines, any_re, first_re):
     if first_re.match(lines[0]) or (len(lines) > 1 and any_re.match(lines[1])):
         return [any_re.sub("", line, count=1) for line in lines]
     return lines
+
+
+def _split_automagic(text):
+    """(name, rest) when the one-line cell is `name` or `name <whitespace> rest`, else None (no `re` needed)."""
+    parts = text.split(None, 1)
+    name = parts[0]
+    if not (name[:1].isascii() and (name[:1].isalpha() or name[:1] == "_") and name.isidentifier()):
+        return None
+    if not text[len(name):len(name) + 1].isspace() and len(text) > len(name):
+        return None
+    return name, text[len(name):]
 
 
 def _dedent(lines):
@@ -40,8 +60,9 @@ def clean(source):
     body = lines[first:]
     if head[:1] in " \t":
         body = _dedent(body)
-    body = _strip_prompts(body, _CLASSIC_ANY, _CLASSIC_FIRST)
-    body = _strip_prompts(body, _IPYTHON_ANY, _IPYTHON_ANY)
+    classic_any, classic_first, ipython_any = _load_patterns()
+    body = _strip_prompts(body, classic_any, classic_first)
+    body = _strip_prompts(body, ipython_any, ipython_any)
     return "".join(lines[:first] + body)
 
 
@@ -59,10 +80,10 @@ def apply_automagic(source):
     text = source.strip()
     if not text or "\n" in text:
         return source  # IPython's automagic only looks at one-line cells
-    m = _AUTOMAGIC.match(text)
-    if m is None:
+    split = _split_automagic(text)
+    if split is None:
         return source
-    name, rest = m.group(1), m.group(2).strip()
+    name, rest = split[0], split[1].strip()
     if rest[:1] in ("=", ",") and rest[:2] != "==":
         return source  # an assignment or tuple, as IPython's AssignmentChecker decides
     from ..core import state

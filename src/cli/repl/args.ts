@@ -4,11 +4,12 @@ import { EvalkitError } from "../../errors.js";
 import type { JupyterSettings } from "../../kernel/jupyter/jupyter-rest.js";
 import { checkSandboxLayout } from "../../runtime/sandbox-argv.js";
 import type { ResolvedSandbox, ResourceLimits, SandboxSetting } from "../../runtime/sandbox-types.js";
+import { clampTimeoutSec } from "../../session/cell-timing.js";
 import type { CheckpointOptions } from "../../session/checkpoint-book.js";
 import { resolveJupyterOption } from "../../tool/jupyter-options.js";
 import { splitCommandLine } from "../../tool/launcher.js";
 import { resolveSandbox } from "../../tool/tool-options.js";
-import { describeParseError, UsageError } from "../args.js";
+import { describeParseError, readNumberOption, UsageError } from "../args.js";
 import { JUPYTER_OPTIONS, jupyterUsage, readJupyterArgs } from "../jupyter-args.js";
 import { readSandboxArgs, SANDBOX_OPTIONS, sandboxUsage } from "../sandbox-args.js";
 
@@ -21,12 +22,21 @@ options:
   --cwd DIR           working directory of the kernel (default: the current directory)
   --session NAME      keep a separate input history for NAME ($EVALKIT_HOME/history-NAME)
   --launcher CMD      run the interpreter through a command prefix, e.g. "docker exec -i box"
-  --timeout SECONDS   interrupt cells that run longer than this (default: no limit)
+  --timeout SECONDS   interrupt cells that run longer than this (default: no limit; at least 1)
 ${sandboxUsage(22)}${jupyterUsage(22)}  --js                start in JavaScript mode
   -h, --help          show this help
 
 inside the REPL: :help lists the commands; Ctrl-C interrupts, Ctrl-D exits.
 `;
+
+/** The longest wait a Node timer holds (2^31-1 ms, about 24.8 days); a longer one would fire at once. */
+export const LONGEST_TIMER_MS = 2_147_483_647;
+
+/**
+ * A REPL cell's ceiling, and its default without --timeout: "no limit" is the longest window the session's
+ * watchdog can time (about 24.8 days).
+ */
+export const REPL_MAX_TIMEOUT_SEC = Math.floor(LONGEST_TIMER_MS / 1000);
 
 /** What `evalkit repl` was asked to do. */
 export interface ReplArgs {
@@ -85,15 +95,10 @@ export function parseReplArgs(argv: string[]): ReplArgs {
     const words = splitCommandLine(values.launcher, "launcher");
     if (words.length > 0) args.launcher = words;
   }
-  if (typeof values.timeout === "string") {
-    const seconds = Number(values.timeout);
-    if (values.timeout.trim() === "" || !Number.isFinite(seconds) || seconds <= 0)
-      throw new EvalkitError("INVALID_INPUT", "repl: --timeout must be a positive number of seconds", {
-        field: "timeout",
-      });
-    args.timeoutSec = seconds;
-  }
   try {
+    // exec's rule: any number, clamped to 1..the ceiling (the REPL's is the longest a timer can wait).
+    const timeout = readNumberOption("--timeout", values.timeout);
+    if (timeout !== undefined) args.timeoutSec = clampTimeoutSec(timeout, REPL_MAX_TIMEOUT_SEC);
     Object.assign(args, readSandboxArgs(values as Parameters<typeof readSandboxArgs>[0]));
     const jupyter = resolveJupyterOption(
       readJupyterArgs(values as Parameters<typeof readJupyterArgs>[0]),

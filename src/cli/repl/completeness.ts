@@ -1,11 +1,9 @@
-// Decides whether the lines typed so far form a whole cell: the Python runner answers for Python, acorn for JS.
+// JavaScript completeness for the prompt: the JS kernel has no isComplete (its runner cannot judge), so acorn does.
 import { parse } from "acorn";
+import type { CompletenessReply } from "../../kernel/kernel.js";
 
-/** The runner's answer (Python) or acorn's (JS): run it, keep reading (with this indent), or run it to show the error. */
-export interface Completeness {
-  status: "complete" | "incomplete" | "invalid";
-  indent: string;
-}
+/** The kernel's answer (its isComplete) or acorn's (JS): run it, keep reading (with this indent), or run it to show the error. */
+export type Completeness = CompletenessReply;
 
 /**
  * JS: incomplete when acorn fails at the very end of the input (an open block, call or expression) or inside

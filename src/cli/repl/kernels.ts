@@ -1,25 +1,28 @@
-// The REPL's kernels: one retained Python kernel and one JS kernel (started on first use), restart and shutdown.
+// The REPL's session: one SessionManager session runs its cells in every language, and answers the prompt.
 import type { CellLanguage } from "../../contracts/cell-result.js";
+import type { KernelOutput } from "../../contracts/outputs.js";
 import { EvalkitError } from "../../errors.js";
-import type { JsKernel } from "../../kernel/js/js-kernel.js";
-import type { JupyterKernel } from "../../kernel/jupyter/jupyter-kernel.js";
 import type { JupyterSettings } from "../../kernel/jupyter/jupyter-rest.js";
-import type { Kernel } from "../../kernel/kernel.js";
-import { PythonKernel } from "../../kernel/python/python-kernel.js";
 import type { ResolvedSandbox, ResourceLimits } from "../../runtime/sandbox-types.js";
+import type { CheckpointBook, CheckpointOptions } from "../../session/checkpoint-book.js";
 import {
-  type CheckpointBook,
-  type CheckpointOptions,
-  checkpointBookOf,
-} from "../../session/checkpoint-book.js";
-import { buildPlainEnv, createDefaultKernel, createDefaultResolver } from "../../session/default-kernels.js";
-import { DEFAULT_INTERRUPT_GRACE_MS } from "../../session/session-manager.js";
-import type { InterpreterResolver, KernelSpec, ResolvedInterpreter } from "../../session/session-types.js";
+  checkCompleteInSession,
+  completeInSession,
+  describeSessionKernel,
+  interruptInSession,
+  restartInSession,
+  type SessionKernelRef,
+} from "../../session/session-assist.js";
+import { SessionManager } from "../../session/session-manager.js";
+import type { SessionCellOutcome } from "../../session/session-types.js";
+import { LONGEST_TIMER_MS, REPL_MAX_TIMEOUT_SEC } from "./args.js";
 import { type Completeness, checkJsComplete } from "./completeness.js";
-import { ReplServerKernels } from "./server-kernels.js";
 
-/** How long Tab waits for a kernel's completions. */
-const COMPLETE_TIMEOUT_MS = 2000;
+/** The session id of the REPL's kernels. */
+const REPL_SESSION_ID = "repl";
+
+/** Kernels one REPL may hold (Python, JS and the server languages it visits) before the least used is evicted. */
+const REPL_MAX_KERNELS = 64;
 
 export interface ReplKernelConfig {
   python?: string;
@@ -27,6 +30,8 @@ export interface ReplKernelConfig {
   launcher?: string[];
   sandbox?: ResolvedSandbox;
   limits?: ResourceLimits;
+  /** Interrupt cells that run longer than this (seconds, clamped already); without it a cell has no limit. */
+  timeoutSec?: number;
   /** Python checkpoints (`:checkpoint`, `:restore`, `:undo`; docs/checkpoints.md). */
   checkpoints?: CheckpointOptions;
   /** Run Python (and every language but js) on this Jupyter server's kernels. */
@@ -41,201 +46,161 @@ export interface PythonDescription {
   pid: number | undefined;
 }
 
+/** What a cell needs from the prompt while it runs. */
+export interface ReplCellHooks {
+  /** Aborting interrupts the cell; the kernel client kills it if it has not ended after the grace. */
+  signal: AbortSignal;
+  onOutput: (output: KernelOutput) => void;
+  onInputRequest: (prompt: string, isPassword: boolean) => Promise<string>;
+}
+
 /**
- * Holds the REPL's kernels. They are resolved and built by the session layer's own factories (the same
- * interpreter search, launcher environment, sandbox and limits as `exec` and `mcp`), but held here rather than
- * in a SessionManager: an interactive session needs no idle eviction or default timeout, and it talks to the
- * kernel itself (is_complete, completion, input requests, restarts).
+ * The REPL's kernels, held by a SessionManager like those of `exec` and `mcp`: the same interpreter search,
+ * launcher environment, sandbox, limits and Jupyter server, and the same cell path (watchdog, input requests,
+ * death classification, crash replacement, undo points). One session in the REPL's cwd holds every language.
  */
 export class ReplKernels {
-  private readonly config: ReplKernelConfig;
-  private python: PythonKernel | JupyterKernel | undefined;
-  private js: JsKernel | undefined;
-  /** Set with --jupyter: the kernels on the server. */
-  readonly server: ReplServerKernels | undefined;
-  private pythonCommand: ResolvedInterpreter | undefined;
-  private readonly resolveInterpreter: InterpreterResolver;
+  readonly manager: SessionManager;
   /** The execution count the next cell of each language will most likely get. */
   readonly nextCount: Record<CellLanguage, number> = { py: 1, js: 1 };
+  private readonly cwd: string;
+  private readonly jupyter: JupyterSettings | undefined;
+  private readonly hasCheckpoints: boolean;
 
   constructor(config: ReplKernelConfig) {
-    this.config = config;
-    this.server = config.jupyter ? new ReplServerKernels(config.jupyter) : undefined;
-    this.resolveInterpreter = createDefaultResolver(config.python, {}, config.launcher);
+    this.cwd = config.cwd;
+    this.jupyter = config.jupyter;
+    this.hasCheckpoints = config.checkpoints !== undefined;
+    this.manager = new SessionManager({
+      ...(config.python !== undefined ? { python: config.python } : {}),
+      ...(config.launcher !== undefined ? { launcher: config.launcher } : {}),
+      ...(config.sandbox !== undefined ? { sandbox: config.sandbox } : {}),
+      ...(config.limits !== undefined ? { limits: config.limits } : {}),
+      ...(config.checkpoints !== undefined ? { checkpoints: config.checkpoints } : {}),
+      ...(config.jupyter !== undefined ? { jupyter: config.jupyter } : {}),
+      // "No limit" is the manager's ceiling; --timeout, when given, is the session's default for every cell.
+      maxTimeoutSec: REPL_MAX_TIMEOUT_SEC,
+      defaultTimeoutSec: config.timeoutSec ?? REPL_MAX_TIMEOUT_SEC,
+      // A person's variables are not evicted while they think: idle kernels stay for the longest timer window.
+      idleEvictMs: LONGEST_TIMER_MS,
+      maxKernels: REPL_MAX_KERNELS,
+      // The interpreter is resolved once: a venv made during the session does not swap the kernel under the prompt.
+      resolveCacheMs: Number.MAX_SAFE_INTEGER,
+    });
   }
 
-  /** Resolves the interpreter (once) and starts a Python kernel. */
+  /** The Jupyter server's URL with --jupyter, for the banner. */
+  get serverUrl(): string | undefined {
+    return this.jupyter?.url;
+  }
+
+  /** Starts the Python kernel (resolving the interpreter) and says which it is. */
   async startPython(): Promise<PythonDescription> {
-    if (this.server) {
-      const kernel = await this.server.get("py");
-      this.python = kernel;
-      this.nextCount.py = 1;
-      return {
-        executable: `${kernel.info?.implementation || "kernel"} on ${this.server.url}`,
-        version: kernel.info?.languageVersion || "unknown",
-        reason: "the Jupyter server's Python kernelspec",
-        pid: undefined,
-      };
-    }
-    if (this.pythonCommand === undefined) this.pythonCommand = await this.resolveInterpreter(this.config.cwd);
-    const { executable, env, reason } = this.pythonCommand;
-    const kernel = createDefaultKernel(this.spec("py", executable, env));
-    if (!(kernel instanceof PythonKernel))
-      throw new EvalkitError("INTERNAL", "the py kernel factory gave no PythonKernel");
-    await kernel.start();
-    this.python = kernel;
+    await this.manager.warm(this.ref("py"));
     this.nextCount.py = 1;
-    return {
-      executable: kernel.info?.executable ?? executable,
-      version: kernel.info?.pythonVersion ?? "unknown",
-      reason: reason ?? "",
-      pid: kernel.info?.pid,
-    };
+    return this.describePython();
   }
 
-  /** What the session layer's kernel factory needs, as SessionManager would describe it. */
-  private spec(
-    language: CellLanguage,
-    interpreter: string | undefined,
-    env: Record<string, string>,
-  ): KernelSpec {
-    return {
-      language,
-      cwd: this.config.cwd,
-      sessionId: "repl",
-      interpreter,
-      env,
-      launcher: this.config.launcher,
-      interruptGraceMs: DEFAULT_INTERRUPT_GRACE_MS,
-      ...(this.config.sandbox ? { sandbox: this.config.sandbox } : {}),
-      ...(this.config.limits ? { limits: this.config.limits } : {}),
-      ...(this.config.checkpoints !== undefined && language === "py" ? { checkpoints: true } : {}),
-    };
+  /** Runs one cell on `language`'s kernel (started when there is none) as one call of the REPL's session. */
+  async run(code: string, language: CellLanguage, hooks: ReplCellHooks): Promise<SessionCellOutcome> {
+    const call = this.manager.openCall({
+      sessionId: REPL_SESSION_ID,
+      cwd: this.cwd,
+      signal: hooks.signal,
+      onInputRequest: hooks.onInputRequest,
+    });
+    try {
+      const outcome = await call.run({ language, code, onOutput: hooks.onOutput });
+      if (outcome.executionCount !== null) this.nextCount[language] = outcome.executionCount + 1;
+      return outcome;
+    } finally {
+      await call.close();
+    }
   }
 
-  /** The checkpoints of the Python kernel (CHECKPOINTS_UNSUPPORTED without `--checkpoints`). */
-  async checkpointBook(): Promise<CheckpointBook> {
-    const options = this.config.checkpoints;
-    if (options === undefined) {
+  /** A running cell's second Ctrl-C: the interrupt again (the first one went through the cell's signal). */
+  interruptAgain(language: CellLanguage): Promise<void> {
+    return interruptInSession(this.manager, this.ref(language));
+  }
+
+  /** True when `language`'s kernel is running. */
+  async isAlive(language: CellLanguage): Promise<boolean> {
+    const kernel = await this.manager.peekKernel(this.ref(language)).catch(() => undefined);
+    return kernel?.isAlive === true;
+  }
+
+  /** Runs `step` on the Python kernel's checkpoints (CHECKPOINTS_UNSUPPORTED without `--checkpoints`). */
+  async withCheckpoints<T>(step: (book: CheckpointBook, notices: string[]) => Promise<T>): Promise<T> {
+    if (!this.hasCheckpoints) {
       throw new EvalkitError(
         "CHECKPOINTS_UNSUPPORTED",
         "checkpoints are off: start the REPL with --checkpoints",
       );
     }
-    const python = this.python as Kernel | undefined;
-    const kernel = python?.checkpoints?.isRestorable ? python : await this.get("py");
-    return checkpointBookOf(kernel, options);
-  }
-
-  /** Before a Python cell: the automatic undo checkpoint (nothing without `--undo`/`--checkpoints`). */
-  async takeUndoPoint(): Promise<string[]> {
-    const notices: string[] = [];
-    if (!this.config.checkpoints?.undo || this.python?.isAlive !== true) return notices;
+    const call = this.manager.openCall({ sessionId: REPL_SESSION_ID, cwd: this.cwd });
     try {
-      await (await this.checkpointBook()).takeAutomatic(notices);
-    } catch (err) {
-      notices.push(`no undo point for this cell: ${err instanceof Error ? err.message : String(err)}`);
-    }
-    return notices;
-  }
-
-  /** After the Python interpreter died: a fresh one (or the newest checkpoint) from the surviving root. */
-  async recoverPython(): Promise<string[] | undefined> {
-    const python = this.python as Kernel | undefined;
-    if (this.config.checkpoints === undefined || python?.checkpoints?.isRestorable !== true) return undefined;
-    return (await this.checkpointBook()).recover();
-  }
-
-  /**
-   * Tab completion from the live namespace of `language`'s kernel, computed in the kernel. A kernel that does not
-   * answer within COMPLETE_TIMEOUT_MS (a cell holding the GIL, a synchronous JS loop) gives no matches rather
-   * than freezing the line editor, which waits for the answer.
-   */
-  async complete(language: CellLanguage, line: string): Promise<{ start: number; matches: string[] }> {
-    const none = { start: line.length, matches: [] };
-    if (language !== "js" && language !== "py") {
-      const kernel = this.server?.peek(language);
-      return kernel ? kernel.complete(line, COMPLETE_TIMEOUT_MS) : none;
-    }
-    if (language === "js") {
-      // Tab before the first JS cell starts the kernel, as that cell would (about 100 ms, once).
-      if (this.js === undefined) await this.get("js").catch(() => undefined);
-      return this.js?.isAlive ? this.js.complete(line, line.length, COMPLETE_TIMEOUT_MS) : none;
-    }
-    if (this.python === undefined || !this.python.isAlive) return none;
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<typeof none>((resolve) => {
-      timer = setTimeout(() => resolve(none), COMPLETE_TIMEOUT_MS);
-    });
-    try {
-      return await Promise.race([this.python.complete(line), late]);
+      return await call.withCheckpoints(step);
     } finally {
-      clearTimeout(timer);
+      await call.close();
     }
   }
 
-  /** The kernel for `language`, starting JS on first use. Python must have been started. */
-  async get(language: CellLanguage): Promise<Kernel> {
-    if (language === "py") {
-      if (this.python === undefined || !this.python.isAlive) await this.startPython();
-      return this.python as Kernel;
-    }
-    if (language !== "js") {
-      if (!this.server) throw new EvalkitError("INVALID_INPUT", `${language} cells need --jupyter URL`);
-      return this.server.get(language);
-    }
-    if (this.js === undefined) {
-      this.js = createDefaultKernel(this.spec("js", undefined, buildPlainEnv({}))) as JsKernel;
-      this.nextCount.js = 1;
-    }
-    await this.js.start();
-    return this.js;
+  /** Tab completion from the live namespace of `language`'s kernel (no matches when it has none). */
+  async complete(language: CellLanguage, line: string): Promise<{ start: number; matches: string[] }> {
+    // Tab before the first JS cell starts the kernel, as that cell would (about 100 ms, once).
+    if (language === "js") await this.manager.warm(this.ref("js")).catch(() => undefined);
+    return completeInSession(this.manager, this.ref(language), line);
   }
 
-  /** True when Python is running (used to decide whether a restart is needed). */
-  get isPythonAlive(): boolean {
-    return this.python?.isAlive === true;
-  }
-
-  /** Replaces the kernel of `language` with a fresh one (state lost). */
-  async restart(language: CellLanguage): Promise<PythonDescription | undefined> {
-    if (language !== "py" && language !== "js") {
-      await this.server?.restart(language);
-      this.nextCount[language] = 1;
-      return undefined;
-    }
-    if (language === "py") {
-      if (this.server) await this.server.restart("py");
-      await this.python?.shutdown();
-      this.python = undefined;
-      return this.startPython();
-    }
-    await this.js?.shutdown();
-    this.js = undefined;
-    await this.get("js");
-    return undefined;
-  }
-
-  /** Whether `code` is a whole cell: the runner decides for Python (codeop), acorn for JS. */
+  /** Whether `code` is a whole cell: the kernel decides (Python's codeop, a Jupyter kernel's is_complete). */
   async checkComplete(language: CellLanguage, code: string): Promise<Completeness> {
-    if (language === "js") return checkJsComplete(code);
-    if (language !== "py") {
-      const kernel = this.server?.peek(language);
-      if (!kernel) return { status: "complete", indent: "" };
-      return kernel.isComplete(code);
-    }
-    if (this.python === undefined || !this.python.isAlive) return { status: "complete", indent: "" };
-    try {
-      return await this.python.isComplete(code);
-    } catch {
-      return { status: "complete", indent: "" };
-    }
+    const answer = await checkCompleteInSession(this.manager, this.ref(language), code);
+    if (answer !== undefined) return answer;
+    // The JS kernel cannot judge completeness (its runner has no is_complete request), and before the first JS
+    // cell there is no kernel to ask: acorn parses here instead. Others without an answer run what was typed.
+    return language === "js" ? checkJsComplete(code) : { status: "complete", indent: "" };
+  }
+
+  /** The server language a `:NAME` command names (`R` → `r`), or INVALID_INPUT listing what the server offers. */
+  async resolveServerLanguage(name: string): Promise<string> {
+    const catalog = await (await this.manager.connectJupyter()).loadCatalog(true);
+    const match = catalog.match(name);
+    if (!match.ok) throw new EvalkitError("INVALID_INPUT", match.message, { field: "language" });
+    return match.language.key;
+  }
+
+  /** Replaces the kernel of `language` with a fresh one (state lost); for Python, says which it is. */
+  async restart(language: CellLanguage): Promise<PythonDescription | undefined> {
+    await restartInSession(this.manager, this.ref(language));
+    this.nextCount[language] = 1;
+    return language === "py" ? this.describePython() : undefined;
   }
 
   /** Shuts every kernel down (exit request, then SIGTERM/SIGKILL to its process group). */
-  async shutdown(): Promise<void> {
-    await Promise.allSettled([this.python?.shutdown(), this.js?.shutdown(), this.server?.shutdown()]);
-    this.python = undefined;
-    this.js = undefined;
+  shutdown(): Promise<void> {
+    return this.manager.dispose();
+  }
+
+  private async describePython(): Promise<PythonDescription> {
+    const kernel = await describeSessionKernel(this.manager, this.ref("py"));
+    if (this.jupyter) {
+      return {
+        executable: `${kernel?.implementation ?? "kernel"} on ${this.jupyter.url}`,
+        version: kernel?.version ?? "unknown",
+        reason: "the Jupyter server's Python kernelspec",
+        pid: undefined,
+      };
+    }
+    const resolved = await this.manager.resolveInterpreter(this.cwd);
+    return {
+      executable: kernel?.executable ?? resolved.executable,
+      version: kernel?.version ?? "unknown",
+      reason: resolved.reason ?? "",
+      pid: kernel?.pid,
+    };
+  }
+
+  private ref(language: CellLanguage): SessionKernelRef {
+    return { sessionId: REPL_SESSION_ID, cwd: this.cwd, language };
   }
 }

@@ -1,13 +1,13 @@
 // `evalkit repl`: the interactive terminal front end — prompt, commands, cells, and a clean shutdown.
 import { realpathSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { CellLanguage, CheckpointDetails } from "../../contracts/cell-result.js";
+import type { CellLanguage } from "../../contracts/cell-result.js";
 import { EvalkitError, isEvalkitError } from "../../errors.js";
 import { createArtifactStore } from "../../output/artifact-store.js";
 import { createPalette, shouldUseColor } from "../../render/color.js";
 import type { InteractiveRenderOptions } from "../../render/interactive-render.js";
 import { resolveEvalkitHome } from "../../runtime/evalkit-home.js";
-import { describeCheckpoints } from "../../tool/time-travel-call.js";
+import { describeWeakMemoryLimit } from "../../runtime/sandbox-layers.js";
 import { parseReplArgs, REPL_USAGE, type ReplArgs, replSandbox } from "./args.js";
 import type { LastCellOutput } from "./cell-output.js";
 import { CLEAR_SCREEN, parseReplCommand, REPL_HELP, renderMore } from "./commands.js";
@@ -18,6 +18,7 @@ import { LineInput } from "./line-input.js";
 import { formatPrompts, isReplCommand, readCell } from "./read-cell.js";
 import { runReplCell } from "./run-cell.js";
 import { TerminalOutput } from "./terminal.js";
+import { runTimeTravel, type TimeTravelCommand } from "./time-travel.js";
 
 /** Runs the REPL until :quit / Ctrl-D / end of input; resolves to the exit status. */
 export async function runRepl(argv: string[]): Promise<number> {
@@ -51,17 +52,23 @@ class ReplSession {
   private last: LastCellOutput | undefined;
   private interruptCell: (() => void) | undefined;
   private lineInput: LineInput | undefined;
+  private readonly weakLimit: string | undefined;
 
   constructor(args: ReplArgs, cwd: string) {
     this.args = args;
     this.render = { color: shouldUseColor(process.stdout, process.env) };
     this.language = args.startInJs ? "js" : "py";
+    const { sandbox, limits } = replSandbox(args, cwd);
+    // Said once at start rather than with every cell (each cell is one call of the session, which says it per call).
+    this.weakLimit = sandbox ? describeWeakMemoryLimit(limits) : undefined;
     this.kernels = new ReplKernels({
       cwd,
       ...(args.python !== undefined ? { python: args.python } : {}),
+      ...(sandbox !== undefined ? { sandbox } : {}),
+      ...(limits !== undefined ? { limits } : {}),
+      ...(args.timeoutSec !== undefined ? { timeoutSec: args.timeoutSec } : {}),
       ...(args.launcher !== undefined ? { launcher: args.launcher } : {}),
       ...(args.jupyter !== undefined ? { jupyter: args.jupyter } : {}),
-      ...replSandbox(args, cwd),
       ...(args.checkpoints !== undefined ? { checkpoints: args.checkpoints } : {}),
     });
   }
@@ -103,7 +110,11 @@ class ReplSession {
         python = await this.kernels.startPython();
       } catch (err) {
         const message = isEvalkitError(err) ? `${err.message} [${err.code}]` : String(err);
-        if (this.args.python !== undefined || this.args.launcher !== undefined || this.kernels.server) {
+        if (
+          this.args.python !== undefined ||
+          this.args.launcher !== undefined ||
+          this.kernels.serverUrl !== undefined
+        ) {
           process.stderr.write(`evalkit repl: ${message}\n`);
           return 1;
         }
@@ -155,7 +166,7 @@ class ReplSession {
           this.terminal.write(renderMore(this.last, this.render));
           continue;
         }
-        if (command.kind === "unknown" && this.kernels.server && command.name !== "") {
+        if (command.kind === "unknown" && this.kernels.serverUrl !== undefined && command.name !== "") {
           // With a Jupyter server, `:r` / `:r CODE` switch to (or run one line in) one of its languages.
           const switched = await this.switchToServerLanguage(command.name, code);
           if (switched === undefined) continue;
@@ -184,7 +195,7 @@ class ReplSession {
         }
         if (command.kind === "unknown") {
           // handled above: a server language's one line
-        } else if (command.language === "py" && !hasPython && !this.kernels.isPythonAlive) {
+        } else if (command.language === "py" && !hasPython && !(await this.kernels.isAlive("py"))) {
           this.terminal.write(`${palette.yellow("Python is not available in this session")}\n`);
           continue;
         } else if (command.code === undefined) {
@@ -196,7 +207,6 @@ class ReplSession {
         }
       }
       try {
-        if (cellLanguage === "py") this.writeNotes(await this.kernels.takeUndoPoint());
         const result = await runReplCell(code, cellLanguage, {
           kernels: this.kernels,
           terminal: this.terminal,
@@ -204,18 +214,19 @@ class ReplSession {
           render: this.render,
           images,
           artifacts,
-          ...(this.args.timeoutSec !== undefined ? { timeoutSec: this.args.timeoutSec } : {}),
+          ...(this.weakLimit !== undefined ? { quietNotices: new Set([this.weakLimit]) } : {}),
           setInterruptHandler: (handler) => {
             this.interruptCell = handler;
           },
         });
         this.last = result.output;
-        if (result.status === "killed" || result.status === "died") {
-          // With checkpoints, the interpreter's death spares them: a fresh one comes from the surviving root.
-          const recovered = cellLanguage === "py" ? await this.kernels.recoverPython() : undefined;
-          if (recovered !== undefined) this.writeNotes(recovered);
-          else await this.restart(cellLanguage);
-        }
+        // With checkpoints the session brought a fresh interpreter back from the surviving root (its notes are
+        // printed with the cell); otherwise the kernel is gone, and a fresh one starts now rather than at the next cell.
+        if (
+          (result.status === "killed" || result.status === "died") &&
+          !(await this.kernels.isAlive(cellLanguage))
+        )
+          await this.restart(cellLanguage);
       } catch (err) {
         // The kernel could not be started or reached: report it and keep the prompt.
         const message = isEvalkitError(err) ? `${err.message} [${err.code}]` : String(err);
@@ -227,35 +238,14 @@ class ReplSession {
   }
 
   /** `:checkpoint NAME`, `:restore NAME`, `:undo`, `:checkpoints` (docs/checkpoints.md). */
-  private async travel(command: { kind: "checkpoint" | "restore" | "undo" | "checkpoints"; name?: string }) {
+  private async travel(command: TimeTravelCommand): Promise<void> {
     const palette = createPalette(this.render);
     try {
-      const book = await this.kernels.checkpointBook();
-      const notices: string[] = [];
-      let report: CheckpointDetails;
-      if (command.kind === "checkpoint") {
-        await book.take(command.name ?? "", notices);
-        report = await book.report({ taken: command.name ?? "", notices });
-      } else if (command.kind === "restore") {
-        await book.restore(command.name ?? "");
-        report = await book.report({ restored: command.name ?? "", notices });
-      } else if (command.kind === "undo") {
-        report = await book.report({ restored: await book.undo(), notices });
-      } else {
-        report = await book.report({ notices });
-      }
-      this.terminal.write(`${palette.dim(describeCheckpoints(report))}\n`);
+      this.terminal.write(`${palette.dim(await runTimeTravel(this.kernels, command))}\n`);
     } catch (err) {
       const message = isEvalkitError(err) ? `${err.message} [${err.code}]` : String(err);
       this.terminal.write(`${palette.boldRed(`evalkit: ${message}`)}\n`);
     }
-  }
-
-  private writeNotes(notes: string[]): void {
-    if (notes.length === 0) return;
-    const palette = createPalette(this.render);
-    this.terminal.ensureLineStart();
-    for (const note of notes) this.terminal.write(`${palette.dim(`[note] ${note}`)}\n`);
   }
 
   /** `:NAME [CODE]` on a Jupyter server: the language it names, or undefined after saying it has none. */
@@ -265,7 +255,7 @@ class ReplSession {
   ): Promise<{ language: CellLanguage; code?: string } | undefined> {
     const palette = createPalette(this.render);
     try {
-      const language = (await this.kernels.server?.resolveLanguage(name)) ?? name;
+      const language = await this.kernels.resolveServerLanguage(name);
       const rest = /^\s*:\S*\s*([\s\S]*)$/.exec(line)?.[1] ?? "";
       this.kernels.nextCount[language] ??= 1;
       return rest.trim() === "" ? { language } : { language, code: rest };
@@ -308,9 +298,11 @@ class ReplSession {
     const palette = createPalette(this.render);
     const parts = ["evalkit repl"];
     if (python) parts.push(`Python ${python.version} (${python.executable})`);
-    if (this.kernels.server) parts.push(":r, :julia… switch to the server's other languages");
+    if (this.kernels.serverUrl !== undefined)
+      parts.push(":r, :julia… switch to the server's other languages");
     if (this.args.session) parts.push(`session ${this.args.session}`);
     const mode = this.language === "js" ? " · JavaScript mode" : "";
-    return `${palette.bold(parts.join(" · "))}${mode}\n${palette.dim(":help for commands, :js / :py to switch language, Ctrl-D to exit")}`;
+    const limit = this.weakLimit !== undefined ? `\n${palette.dim(`[note] ${this.weakLimit}`)}` : "";
+    return `${palette.bold(parts.join(" · "))}${mode}\n${palette.dim(":help for commands, :js / :py to switch language, Ctrl-D to exit")}${limit}`;
   }
 }

@@ -1,8 +1,8 @@
-// Runs one REPL cell: live output, Ctrl-C/timeout interrupts, input() answered at the prompt, and how it ended.
+// Runs one REPL cell through the session: live output, Ctrl-C, input() answered at the prompt, and how it ended.
 import type { CellLanguage, CellStatus } from "../../contracts/cell-result.js";
-import { isEvalkitError } from "../../errors.js";
 import type { ArtifactStore } from "../../output/artifact-store.js";
 import type { InteractiveRenderOptions } from "../../render/interactive-render.js";
+import type { SessionCellOutcome } from "../../session/session-types.js";
 import { CellPrinter, type LastCellOutput } from "./cell-output.js";
 import type { ImageOutput } from "./images.js";
 import type { ReplKernels } from "./kernels.js";
@@ -16,10 +16,10 @@ export interface CellRunContext {
   render: InteractiveRenderOptions;
   images: ImageOutput;
   artifacts: ArtifactStore;
-  /** Interrupt the cell after this long (undefined: no limit). */
-  timeoutSec?: number;
   /** The REPL routes Ctrl-C to the running cell through this slot. */
   setInterruptHandler: (handler: (() => void) | undefined) => void;
+  /** Session notices the REPL already showed once (a sandbox fact, not news about this cell). */
+  quietNotices?: ReadonlySet<string>;
 }
 
 export interface CellRunResult {
@@ -27,14 +27,18 @@ export interface CellRunResult {
   output: LastCellOutput;
 }
 
-/** Runs `code` on the kernel of `language` and prints everything it does; never throws for cell failures. */
+/**
+ * Runs `code` on the session's kernel of `language` and prints everything it does. A cell's own failures
+ * (errors, timeouts, interrupts, deaths) are printed; a kernel that cannot be started throws, as it did.
+ */
 export async function runReplCell(
   code: string,
   language: CellLanguage,
   context: CellRunContext,
 ): Promise<CellRunResult> {
   const { kernels, terminal, render } = context;
-  const kernel = await kernels.get(language);
+  // A kernel that ended since the last cell (killed from outside, evicted) is replaced by one counting from 1.
+  if (!(await kernels.isAlive(language))) kernels.nextCount[language] = 1;
   const spinner = new Spinner(terminal, render);
   const printer = new CellPrinter({
     terminal,
@@ -45,28 +49,17 @@ export async function runReplCell(
     executionCount: kernels.nextCount[language] ?? 1,
   });
   const controller = new AbortController();
-  let isTimedOut = false;
-  let interrupts = 0;
-  context.setInterruptHandler(() => {
-    interrupts += 1;
-    // The first Ctrl-C starts the kernel's interrupt-then-kill ladder; later ones repeat the interrupt.
-    if (interrupts === 1) controller.abort();
-    else kernel.interrupt();
-  });
-  const timer =
-    context.timeoutSec === undefined
-      ? undefined
-      : setTimeout(() => {
-          isTimedOut = true;
-          controller.abort();
-        }, context.timeoutSec * 1000);
-  const startedAt = Date.now();
-  spinner.start(startedAt);
-  const notices: string[] = [];
-  let status: CellStatus;
-  let error: { ename: string; evalue: string; traceback: string[] } | undefined;
+  const interruptCell = () => {
+    // The first Ctrl-C aborts the cell's signal: the session interrupts the cell, and the kernel client kills it
+    // when it has not ended within the grace. Later ones repeat the interrupt, as in IPython.
+    if (!controller.signal.aborted) controller.abort();
+    else void kernels.interruptAgain(language);
+  };
+  context.setInterruptHandler(interruptCell);
+  spinner.start(Date.now());
+  let outcome: SessionCellOutcome;
   try {
-    const outcome = await kernel.execute(code, {
+    outcome = await kernels.run(code, language, {
       signal: controller.signal,
       onOutput: (output) => printer.handle(output),
       onInputRequest: async (prompt, isPassword) => {
@@ -78,7 +71,7 @@ export async function runReplCell(
             return read.text;
           }
           if (read.kind === "interrupt") {
-            controller.abort();
+            interruptCell();
             throw new Error("input interrupted");
           }
           throw new Error("EOF when reading a line");
@@ -87,31 +80,35 @@ export async function runReplCell(
         }
       },
     });
-    if (outcome.executionCount !== null) {
-      printer.executionCount = outcome.executionCount;
-      kernels.nextCount[language] = outcome.executionCount + 1;
-    }
-    status = outcome.cancelled ? (isTimedOut ? "timeout" : "cancelled") : outcome.status;
-    error = outcome.error;
   } catch (err) {
-    const details = isEvalkitError(err) ? err.details : {};
-    // After Ctrl-C or --timeout the kernel only ends through the kill ladder: that is a kill, not a crash.
-    status = details.killed === true || controller.signal.aborted ? "killed" : "died";
-    if (isTimedOut && status === "killed")
-      notices.push("[timeout] the cell ran past --timeout and ignored the interrupt");
-    if (!(isEvalkitError(err) && err.code === "KERNEL_DIED"))
-      notices.push(err instanceof Error ? err.message : String(err));
+    // No cell ran (the kernel could not start): the caller reports why at the prompt.
+    spinner.stop();
+    throw err;
   } finally {
-    clearTimeout(timer);
     context.setInterruptHandler(undefined);
   }
+  if (outcome.executionCount !== null) printer.executionCount = outcome.executionCount;
+  const notices = selectNotices(outcome.notices, context.quietNotices);
+  // Killed without a Ctrl-C: the session's watchdog interrupted it at --timeout and the cell ignored that.
+  if (outcome.status === "killed" && !controller.signal.aborted)
+    notices.push("[timeout] the cell ran past --timeout and ignored the interrupt");
   const output = printer.finish({
-    status,
-    durationMs: Date.now() - startedAt,
-    ...(error ? { error } : {}),
+    status: outcome.status,
+    durationMs: outcome.durationMs,
+    ...(outcome.error ? { error: outcome.error } : {}),
     notices,
   });
-  return { status, output };
+  return { status: outcome.status, output };
+}
+
+/**
+ * The session's notices a person needs. Those opening "eval cell" restate how the cell ended, in the words the
+ * eval tool gives a model (`eval cell timed out after 2s; kernel interrupted but remains running`): the REPL says
+ * that once, in its own words (`[timeout] …`, `[cancelled] …`, `[killed] …`). Restarts, undo points, recoveries
+ * and how a kernel died stay.
+ */
+export function selectNotices(notices: string[], quiet?: ReadonlySet<string>): string[] {
+  return notices.filter((notice) => !notice.startsWith("eval cell") && quiet?.has(notice) !== true);
 }
 
 /** Asks at the REPL's own prompt, on a line of its own (readline redraws from column 0). */

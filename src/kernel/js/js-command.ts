@@ -23,10 +23,20 @@ export interface JsCommandOptions {
   hostPid?: number;
 }
 
-/** `[launcher...] [parent...] node [--max-old-space-size=N] <runner-js/main.cjs> <nonce> <status mime> [host pid]` */
+/**
+ * What `ps` shows for the kernel's node: Node writes its title over its command line at start-up (`--title`),
+ * so the process says what it is, and the sync nonce after the script's path is no longer on show.
+ */
+export const JS_KERNEL_TITLE = "evalkit-kernel js";
+
+/**
+ * `[launcher...] [parent...] node --title=… [--max-old-space-size=N] <runner-js/main.cjs> <nonce> <status mime>
+ * [host pid]`
+ */
 export function buildJsKernelCommand(options: JsCommandOptions): { command: string; args: string[] } {
   const argv = [
     options.node,
+    `--title=${JS_KERNEL_TITLE}`,
     ...(options.heapFlag === false ? [] : [`--max-old-space-size=${options.maxHeapMb}`]),
     JS_RUNNER_MAIN,
     options.syncNonce,

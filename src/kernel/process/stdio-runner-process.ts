@@ -55,7 +55,11 @@ export interface StdioRunnerConfig {
   describeEarlyExit?(exitCode: number | null, stderr: EarlyStderr): Promise<EvalkitError> | undefined;
   /** Why the process ended when its runtime knows better than its exit status (a limit, a lost launcher). */
   describeCause?(exit: KernelExit): string | undefined;
-  /** Once the process is gone (the sandbox's cgroup goes). */
+  /** The process exists (its pid and the tag its tree inherits): the host guard learns of it. */
+  onSpawn?(pid: number, tag: string): void;
+  /** The runner said `ready` (the host guard starts with the interpreter it reported). */
+  onReady?(frame: ReadyFrame): void;
+  /** Once the process is gone and its stragglers were killed (the sandbox's cgroup goes, the guard forgets it). */
   onGone?(): void;
 }
 
@@ -88,6 +92,7 @@ export class StdioRunnerProcess implements RuntimeConnection {
     } finally {
       seccomp.close();
     }
+    if (this.child.pid !== undefined) config.onSpawn?.(this.child.pid, this.tag);
     this.child.stdout?.on("data", (chunk: Buffer) => this.onStdout(chunk));
     this.child.stderr?.on("data", (chunk: Buffer) => this.onStderr(chunk));
     this.child.stdin?.on("error", () => {
@@ -157,6 +162,7 @@ export class StdioRunnerProcess implements RuntimeConnection {
         return new EvalkitError("KERNEL_START_FAILED", message, { stderrTail: this.tail, command });
       });
       this.isReady = true;
+      this.config.onReady?.(frame);
       return frame;
     } finally {
       this.onReady = undefined;

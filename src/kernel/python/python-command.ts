@@ -2,6 +2,7 @@
 // the configuration the runner reads from its bundle. No process is started here.
 import { join } from "node:path";
 import { resolveEvalkitHome } from "../../runtime/evalkit-home.js";
+import { isHostGuardSupported } from "../../runtime/host-guard.js";
 import { packagePath } from "../../runtime/package-root.js";
 import { buildSandboxArgv } from "../../runtime/sandbox-argv.js";
 import type { KernelLayers } from "../../runtime/sandbox-layers.js";
@@ -10,7 +11,7 @@ import type { ResolvedSandbox } from "../../runtime/sandbox-types.js";
 import { countOwnProcesses } from "../process/process-tree.js";
 import { quoteForShell, shouldShellQuote } from "../process/shell-quote.js";
 import type { PythonKernelOptions } from "./python-kernel-options.js";
-import { loadBootstrap } from "./runner-bundle.js";
+import { RUNNER_LOADER, RUNNER_PS_LABEL } from "./runner-bundle.js";
 
 /** The process a forked session starts: it hands its stdio to a checkpoint of the kernel forked from. */
 const FORK_RELAY_SCRIPT = packagePath("python", "fork_relay.py");
@@ -90,7 +91,7 @@ function withMallocTuning(base: Record<string, string>): {
   return { env, added };
 }
 
-/** `python -u -c <bootstrap>`, behind the launcher or the sandbox prefix when there is one. */
+/** `python -u -c <loader> evalkit-kernel python` (the bootstrap comes on stdin), behind the launcher or the sandbox prefix when there is one. */
 function buildPythonCommand(
   options: PythonStartOptions,
   bwrap?: SandboxFeatures,
@@ -103,7 +104,7 @@ function buildPythonCommand(
       args: ["-I", "-S", FORK_RELAY_SCRIPT, options.forkOf.token, options.forkOf.name],
     };
   }
-  const pythonArgs = [...(options.args ?? []), "-u", "-c", loadBootstrap()];
+  const pythonArgs = [...(options.args ?? []), "-u", "-c", RUNNER_LOADER, ...RUNNER_PS_LABEL];
   const launcher = bwrap === undefined ? options.launcher : buildSandboxPrefix(options, bwrap, layers);
   if (!launcher || launcher.length === 0) return { command: options.python, args: pythonArgs };
   const [command, ...prefix] = launcher as [string, ...string[]];
@@ -139,6 +140,21 @@ function buildSandboxPrefix(
 }
 
 /**
+ * Who ends a kernel's tree when its host dies, besides the runner itself: "host-guard" (local kernels: the
+ * host's one guard, python/host_guard.py, which the kernel process registers with once spawned), "sandbox"
+ * (bwrap's --die-with-parent ends the kernel's PID namespace, so nothing outlives it; the guard is not run
+ * with a sandboxed kernel's interpreter, which may lie where cells write), or "runner" (a remote runner behind
+ * a launcher such as ssh starts its own guard on the far machine, watching its protocol pipe).
+ */
+export function chooseKernelGuard(
+  options: Pick<PythonStartOptions, "launcher" | "forkOf" | "sandbox">,
+): "host-guard" | "sandbox" | "runner" {
+  if (options.launcher?.length || options.forkOf !== undefined) return "runner";
+  if (options.sandbox) return "sandbox";
+  return isHostGuardSupported() ? "host-guard" : "runner";
+}
+
+/**
  * What the runner reads from its bundle's `config` (docs/protocol.md): cwd, variables to drop, limits, how
  * interrupts reach it, where its compiled-code cache lives. `processesBase`: the host's tasks when a sandboxed
  * kernel with a process limit started (inside, the runner counts only its own).
@@ -156,6 +172,8 @@ function buildRunnerConfig(
     config.limits = limits;
   }
   if (options.sandbox) config.interruptGroup = true;
+  // The runner starts no guard of its own when something outside it ends its tree with the host.
+  if (chooseKernelGuard(options) !== "runner") config.guardedOutside = true;
   if (options.checkpoints === true && !options.launcher?.length) config.checkpoints = true;
   const cache = options.codeCacheDir;
   if (typeof cache === "string") config.codeCache = cache;

@@ -3,6 +3,7 @@
 // `ready` info and checkpoints (a live interpreter that can die while its kernel's process lives on).
 import { EvalkitError } from "../../errors.js";
 import { resolveEvalkitHome } from "../../runtime/evalkit-home.js";
+import { ensureHostGuard, registerHostKernel, unregisterHostKernel } from "../../runtime/host-guard.js";
 import { type KernelLayers, prepareKernelLayers } from "../../runtime/sandbox-layers.js";
 import { requireSandboxFeatures } from "../../runtime/sandbox-probe.js";
 import type {
@@ -15,7 +16,7 @@ import type { KernelExit } from "../kernel.js";
 import { type EarlyStderr, StdioRunnerProcess } from "../process/stdio-runner-process.js";
 import type { ReadyFrame } from "../wire/runner-frames.js";
 import { type CheckpointChannel, PythonCheckpoints } from "./python-checkpoints.js";
-import { buildPythonLaunch } from "./python-command.js";
+import { buildPythonLaunch, chooseKernelGuard } from "./python-command.js";
 import { describeLimitDeath, describeLostConnection, describeSpawnError } from "./python-exit.js";
 import {
   kernelInfoOf,
@@ -77,6 +78,9 @@ export class PythonRuntime implements RuntimeDescription {
     try {
       const { command, args, env, seccompFile, runnerConfig } = buildPythonLaunch(options, bwrap, layers);
       const { launcher, limits } = options;
+      // Local kernels: the host's one guard ends this one's tree if the host dies (python-command.ts decides).
+      const isHostGuarded = chooseKernelGuard(options) === "host-guard";
+      let guardedPid: number | undefined;
       return new StdioRunnerProcess(
         {
           name: "python",
@@ -95,7 +99,21 @@ export class PythonRuntime implements RuntimeDescription {
           describeCause: (exit) =>
             describeLimitDeath(limits, exit.signal, cgroup) ??
             describeLostConnection(launcher, exit.exitCode),
-          onGone: () => cgroup?.remove(),
+          ...(isHostGuarded
+            ? {
+                onSpawn: (pid: number, tag: string) => {
+                  guardedPid = pid;
+                  registerHostKernel(pid, tag);
+                },
+                // Before the first cell, with the interpreter the runner reported. The environment has no kernel
+                // tag: the tag scan at a kernel's end must spare the guard.
+                onReady: (frame: ReadyFrame) => ensureHostGuard(frame.executable || options.python, env),
+              }
+            : {}),
+          onGone: () => {
+            cgroup?.remove();
+            if (guardedPid !== undefined) unregisterHostKernel(guardedPid);
+          },
         },
         events,
       );

@@ -1,4 +1,5 @@
-// Packs the Python runner (python/evalkit_kernel) into the payload the bootstrap reads from stdin.
+// Packs the Python runner (python/evalkit_kernel) into the payload a kernel reads from stdin: the bootstrap
+// (for the short loader on the command line), then the bundle.
 
 import { closeSync, fstatSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -32,10 +33,32 @@ export interface RunnerSources {
 /** `{"modules":…,"entry":…` without its closing brace, as UTF-8: only `config` differs between kernels. */
 let cachedSourcesPrefix: Buffer | undefined;
 
-/** The small program passed to `python -u -c`: it reads the bundle and starts the runner. */
+/**
+ * The program passed to `python -u -c`, short so that `ps` shows what the process is: it reads an 8-digit size,
+ * then that many bytes of bootstrap (python/bootstrap.py) from stdin, and runs them; the bootstrap then reads the
+ * bundle. Every read is repeated until it has all its bytes (a pipe may hand them over in pieces).
+ */
+export const RUNNER_LOADER =
+  "import os;r=lambda n:(lambda c:c+r(n-len(c)) if c and len(c)<n else c)(os.read(0,n));exec(r(int(r(8))))";
+
+/** The words after the loader in `ps`: `evalkit-kernel python` (sys.argv is reset to ["-c"] by the bootstrap). */
+export const RUNNER_PS_LABEL = ["evalkit-kernel", "python"];
+
+/** The bootstrap that reads the bundle and starts the runner (python/bootstrap.py). */
 export function loadBootstrap(): string {
   cachedBootstrap ??= readFileSync(join(PYTHON_DIR, "bootstrap.py"), "utf8");
   return cachedBootstrap;
+}
+
+let cachedBootstrapStage: Buffer | undefined;
+
+/** What the loader reads first: the bootstrap's size in 8 digits, then the bootstrap. */
+function bootstrapStage(): Buffer {
+  if (cachedBootstrapStage === undefined) {
+    const code = Buffer.from(loadBootstrap(), "utf8");
+    cachedBootstrapStage = Buffer.concat([Buffer.from(String(code.length).padStart(8, "0"), "ascii"), code]);
+  }
+  return cachedBootstrapStage;
 }
 
 function collectModules(dir: string, dotted: string, into: RunnerSources) {
@@ -100,8 +123,9 @@ export function describeRunnerSourcesVersion(): string {
 
 let cachedSourcesVersion: string | undefined;
 
+/** The loader's bootstrap, then the bundle's header line. */
 function header(size: number): Buffer {
-  return Buffer.from(`EVALKIT ${size}\n`, "ascii");
+  return Buffer.concat([bootstrapStage(), Buffer.from(`EVALKIT ${size}\n`, "ascii")]);
 }
 
 function assemble(prefix: Buffer, tail: Buffer): Buffer {

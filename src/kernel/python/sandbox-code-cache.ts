@@ -5,7 +5,7 @@ import { existsSync, realpathSync, statSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { resolveEvalkitHome } from "../../runtime/evalkit-home.js";
 import type { PythonStartOptions } from "./python-command.js";
-import { buildRunnerBundle, describeRunnerSourcesVersion, loadBootstrap } from "./runner-bundle.js";
+import { buildRunnerBundle, describeRunnerSourcesVersion, RUNNER_LOADER } from "./runner-bundle.js";
 
 /** How long the compile run may take before it is killed (the kernel starts either way). */
 const WARM_TIMEOUT_MS = 30_000;
@@ -85,7 +85,7 @@ export async function warmSandboxCodeCache(options: PythonStartOptions): Promise
 
 function runCompileOnly(binary: string, options: PythonStartOptions, dir: string): Promise<boolean> {
   return new Promise((resolveRun) => {
-    const child = spawn(binary, ["-I", "-S", "-c", loadBootstrap()], {
+    const child = spawn(binary, ["-I", "-S", "-c", RUNNER_LOADER, "evalkit-compile"], {
       cwd: "/", // nothing of the cell's folders: -I keeps the cwd off sys.path, and "/" holds nothing of theirs
       env: (options.env ?? process.env) as NodeJS.ProcessEnv,
       stdio: ["pipe", "ignore", "ignore"],

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { parseReplArgs } from "../../../src/cli/repl/args.js";
+import { parseReplArgs, REPL_MAX_TIMEOUT_SEC } from "../../../src/cli/repl/args.js";
 import { CellPrinter } from "../../../src/cli/repl/cell-output.js";
 import { parseReplCommand, renderMore } from "../../../src/cli/repl/commands.js";
 import { type Completeness, checkJsComplete } from "../../../src/cli/repl/completeness.js";
@@ -11,6 +11,7 @@ import { loadHistory, resolveHistoryPath, saveHistory } from "../../../src/cli/r
 import { detectImageProtocol, encodeInlineImage, ImageOutput } from "../../../src/cli/repl/images.js";
 import type { ReadLineOptions, ReadResult } from "../../../src/cli/repl/line-input.js";
 import { formatPrompts, isReplCommand, readCell } from "../../../src/cli/repl/read-cell.js";
+import { selectNotices } from "../../../src/cli/repl/run-cell.js";
 import { Spinner, TerminalOutput } from "../../../src/cli/repl/terminal.js";
 import { isEvalkitError } from "../../../src/errors.js";
 import { createArtifactStore } from "../../../src/output/artifact-store.js";
@@ -62,13 +63,41 @@ describe("parseReplArgs", () => {
     });
   });
 
-  it("rejects unknown flags, bad session names and non-positive timeouts as invalid input", () => {
-    for (const argv of [["--bogus"], ["--session", "../etc"], ["--timeout", "0"], ["--timeout", "soon"]]) {
+  it("rejects unknown flags, bad session names and timeouts that are not numbers as invalid input", () => {
+    for (const argv of [["--bogus"], ["--session", "../etc"], ["--timeout", "soon"], ["--timeout", ""]]) {
       const err = captureError(() => parseReplArgs(argv));
       expect(isEvalkitError(err, "INVALID_INPUT")).toBe(true);
     }
     const err = captureError(() => parseReplArgs(["--session", "a b"]));
     expect(isEvalkitError(err) && err.details.field).toBe("session");
+    const timeout = captureError(() => parseReplArgs(["--timeout", "soon"]));
+    expect(isEvalkitError(timeout) && timeout.message).toContain('--timeout: expected a number, got "soon"');
+  });
+
+  it("clamps --timeout by exec's rule: at least 1 second, at most the longest a timer can wait", () => {
+    expect(parseReplArgs(["--timeout", "0"]).timeoutSec).toBe(1);
+    expect(parseReplArgs(["--timeout=-5"]).timeoutSec).toBe(1);
+    expect(parseReplArgs(["--timeout", "7200"]).timeoutSec).toBe(7200);
+    expect(parseReplArgs(["--timeout", "1e12"]).timeoutSec).toBe(REPL_MAX_TIMEOUT_SEC);
+    // The ceiling is a window a Node timer can hold: a longer one would fire at once.
+    expect(REPL_MAX_TIMEOUT_SEC * 1000).toBeLessThanOrEqual(2 ** 31 - 1);
+    expect(parseReplArgs([]).timeoutSec).toBeUndefined();
+  });
+});
+
+describe("selectNotices", () => {
+  it("keeps restarts, undo points and how a kernel died, and drops the tool's words for how the cell ended", () => {
+    const notices = [
+      "kernel restarted: previous kernel exited (exit code 1); state was lost",
+      "eval cell timed out after 2s; kernel interrupted but remains running",
+      "eval cell cancelled; the kernel did not stop within 5s of the interrupt and was killed; state was lost",
+      "kernel died during the cell (signal SIGSEGV); state was lost and the cell was not re-run",
+      "memory limit 100 MB is an rlimit only",
+    ];
+    expect(selectNotices(notices, new Set(["memory limit 100 MB is an rlimit only"]))).toEqual([
+      notices[0],
+      notices[3],
+    ]);
   });
 });
 

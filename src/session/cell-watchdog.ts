@@ -1,24 +1,5 @@
-// The cell watchdog: owns one cell's time budget and aborts a signal when it runs out; bridge calls pause it.
-
-/** Default per-cell budget in seconds (DESIGN.md §3.1). */
-export const DEFAULT_TIMEOUT_SEC = 30;
-/** Default ceiling for any per-cell budget, in seconds. */
-export const DEFAULT_MAX_TIMEOUT_SEC = 3600;
-
-/**
- * Clamps a requested timeout to `1..maxTimeoutSec`. A missing or non-finite value becomes the default
- * (itself clamped), so a caller can pass user input straight through.
- */
-export function clampTimeoutSec(
-  requested: number | undefined,
-  maxTimeoutSec: number = DEFAULT_MAX_TIMEOUT_SEC,
-  defaultSec: number = DEFAULT_TIMEOUT_SEC,
-): number {
-  const ceiling = Number.isFinite(maxTimeoutSec) && maxTimeoutSec >= 1 ? maxTimeoutSec : 1;
-  const value = requested !== undefined && Number.isFinite(requested) ? requested : defaultSec;
-  if (!Number.isFinite(value) || value < 1) return 1;
-  return Math.min(value, ceiling);
-}
+// The cell watchdog: aborts one cell at its deadline (bridge calls and input() pause the clock); it never kills.
+import { clampTimeoutSec } from "./cell-timing.js";
 
 /** Text used for a timed-out cell, shared by the reason and the cell notice. */
 export function describeTimeout(timeoutSec: number): string {
@@ -35,7 +16,9 @@ export function isTimeoutReason(reason: unknown): boolean {
 }
 
 export interface CellWatchdogOptions {
-  /** Requested budget in seconds; clamped to 1..maxTimeoutSec. */
+  /** A budget already resolved (cell-timing.ts): used as it is, no second clamp. */
+  resolvedTimeoutSec?: number;
+  /** Requested budget in seconds; clamped to 1..maxTimeoutSec (standalone use, without a resolved budget). */
   timeoutSec?: number;
   maxTimeoutSec?: number;
   /** Called once when the budget runs out (cheaper than listening on `signal` on a hot path). */
@@ -93,7 +76,8 @@ export class WatchdogTimer {
 /**
  * One cell's budget. The window starts at construction. `pause()` stops the clock (reference-counted, since
  * `parallel()` overlaps bridge calls); when the last pause ends, a fresh full window starts, so a slow
- * `agent()` never eats the time the cell's own work gets afterwards. This is the only timer that ends a cell.
+ * `agent()` never eats the time the cell's own work gets afterwards. It only aborts: the kill of a cell that
+ * ignores the interrupt is the kernel client's (ExecuteOptions.interruptGraceMs).
  */
 export class CellWatchdog {
   readonly timeoutSec: number;
@@ -107,7 +91,8 @@ export class CellWatchdog {
   private isDisposed = false;
 
   constructor(options: CellWatchdogOptions = {}) {
-    this.timeoutSec = clampTimeoutSec(options.timeoutSec, options.maxTimeoutSec);
+    this.timeoutSec =
+      options.resolvedTimeoutSec ?? clampTimeoutSec(options.timeoutSec, options.maxTimeoutSec);
     this.onExpire = options.onExpire;
     this.shared = options.timer;
     this.arm();

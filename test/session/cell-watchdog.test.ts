@@ -1,40 +1,6 @@
-// Unit tests of the cell watchdog with fake timers: clamping, ref-counted pause/resume, fresh windows, dispose.
+// Unit tests of the cell watchdog with fake timers: its budget, ref-counted pause/resume, fresh windows, dispose.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import {
-  CellWatchdog,
-  clampTimeoutSec,
-  isTimeoutReason,
-  WatchdogTimer,
-} from "../../src/session/idle-timeout.js";
-
-describe("clampTimeoutSec", () => {
-  it("defaults to 30 seconds when no timeout is given", () => {
-    expect(clampTimeoutSec(undefined)).toBe(30);
-    expect(clampTimeoutSec(Number.NaN)).toBe(30);
-  });
-
-  it("raises values below one second to one second", () => {
-    expect(clampTimeoutSec(0)).toBe(1);
-    expect(clampTimeoutSec(-5)).toBe(1);
-    expect(clampTimeoutSec(0.2)).toBe(1);
-  });
-
-  it("caps values at the maximum, 3600 by default", () => {
-    expect(clampTimeoutSec(10_000)).toBe(3600);
-    expect(clampTimeoutSec(Number.POSITIVE_INFINITY)).toBe(30);
-    expect(clampTimeoutSec(120, 60)).toBe(60);
-  });
-
-  it("keeps values inside the range as they are", () => {
-    expect(clampTimeoutSec(1)).toBe(1);
-    expect(clampTimeoutSec(2.5)).toBe(2.5);
-    expect(clampTimeoutSec(3600)).toBe(3600);
-  });
-
-  it("clamps the default itself when the maximum is below it", () => {
-    expect(clampTimeoutSec(undefined, 10)).toBe(10);
-  });
-});
+import { CellWatchdog, isTimeoutReason, WatchdogTimer } from "../../src/session/cell-watchdog.js";
 
 describe("CellWatchdog", () => {
   beforeEach(() => {
@@ -54,7 +20,16 @@ describe("CellWatchdog", () => {
     expect(String((watchdog.signal.reason as Error).message)).toBe("eval cell timed out after 2s");
   });
 
-  it("applies the clamp to its own budget", () => {
+  it("takes a resolved budget as it is, without a second clamp", () => {
+    const watchdog = new CellWatchdog({ resolvedTimeoutSec: 0.5, maxTimeoutSec: 5 });
+    expect(watchdog.timeoutSec).toBe(0.5);
+    vi.advanceTimersByTime(499);
+    expect(watchdog.isExpired).toBe(false);
+    vi.advanceTimersByTime(1);
+    expect(watchdog.isExpired).toBe(true);
+  });
+
+  it("applies the clamp to its own budget when used on its own", () => {
     const watchdog = new CellWatchdog({ timeoutSec: 9999, maxTimeoutSec: 5 });
     expect(watchdog.timeoutSec).toBe(5);
     vi.advanceTimersByTime(5000);
