@@ -14,12 +14,8 @@ import { CellQueue } from "./cell-queue.js";
 import { describeCellDeath, describeNotRunning, describeShutdownDuringCell } from "./exit-classification.js";
 import { ReplyRequests } from "./reply-requests.js";
 import { type CellHost, outputOfFrame, RunningCell } from "./running-cell.js";
-import type {
-  CellFrame,
-  ConnectionEvents,
-  RuntimeConnection,
-  RuntimeDescription,
-} from "./runtime-description.js";
+import type { CellFrame, RuntimeConnection, RuntimeDescription } from "./runtime-description.js";
+import { RuntimeSlot } from "./runtime-slot.js";
 import { StrayOutput } from "./stray-output.js";
 
 let kernelSerial = 0;
@@ -30,24 +26,17 @@ const COMPLETE_TIMEOUT_MS = 2000;
 /** A retained kernel over a runtime description (docs/runtimes.md). */
 export class KernelClient implements Kernel {
   readonly language: CellLanguage;
-  protected connection: RuntimeConnection | undefined;
-  private starting: Promise<void> | undefined;
-  /** Settles once the starting kernel's process exists (spawned or failed), before its `ready`. */
-  private launched: Promise<void> = Promise.resolve();
+  private readonly slot: RuntimeSlot;
   private running: RunningCell | undefined;
   /** The cell between execute() and its frame (the kernel may be starting for it): an interrupt cancels it. */
   private cellOnItsWay: { isInterrupted: boolean } | undefined;
   private readonly cells = new CellQueue();
   private readonly stray: StrayOutput | undefined;
   private readonly replies: ReplyRequests;
-  private readonly exitListeners = new Set<(exit: KernelExit) => void>();
-  private lastExit: KernelExit | undefined;
   private isClosed = false;
   private hostCount = 0;
   private serial = 0;
   private readonly name: string;
-  /** True between a successful handshake and the process's exit. */
-  private isReady = false;
   /** What every running cell needs from the client (made once: a warm cell makes none). */
   private readonly cellHost: CellHost;
 
@@ -59,12 +48,22 @@ export class KernelClient implements Kernel {
     this.language = runtime.language;
     this.name = `${runtime.language}${++kernelSerial}`;
     this.replies = new ReplyRequests(this.name);
+    this.slot = new RuntimeSlot(runtime, {
+      onFrame: (frame, isPlain) => this.onFrame(frame, isPlain),
+      onProtocolError: (err) => this.settleRunning(err),
+      onExit: (exit) => this.onConnectionExit(exit),
+    });
     if (runtime.keepsStrayOutput) this.stray = new StrayOutput();
     this.cellHost = {
       send: (frame) => this.send(frame),
       mapTraceback: runtime.mapTraceback?.bind(runtime),
     };
     if (runtime.hasIsComplete) this.isComplete = (code) => this.askIsComplete(code);
+  }
+
+  /** The current process's connection (undefined before the first start). */
+  protected get connection(): RuntimeConnection | undefined {
+    return this.slot.connection;
   }
 
   get isAlive(): boolean {
@@ -82,11 +81,10 @@ export class KernelClient implements Kernel {
   start(): Promise<void> {
     if (this.isClosed) return Promise.reject(this.closedError());
     const connection = this.connection;
-    if (connection?.isAlive) return this.starting ?? Promise.resolve();
+    if (connection?.isAlive) return this.slot.starting ?? Promise.resolve();
     if (connection !== undefined && !this.runtime.restartsOnExecute)
       return Promise.reject(new EvalkitError("KERNEL_START_FAILED", "kernel already started"));
-    this.starting = this.spawn();
-    return this.starting;
+    return this.slot.start();
   }
 
   /** Runs one cell. Cells queue: a second call waits for the first. */
@@ -122,12 +120,11 @@ export class KernelClient implements Kernel {
     this.isClosed = true;
     const connection = this.connection;
     if (connection === undefined) return undefined;
-    return (await connection.stop(true)) ?? this.lastExit;
+    return (await connection.stop(true)) ?? this.slot.lastExit;
   }
 
   onExit(listener: (exit: KernelExit) => void): () => void {
-    this.exitListeners.add(listener);
-    return () => this.exitListeners.delete(listener);
+    return this.slot.onExit(listener);
   }
 
   /** Ends the process (all state goes); a kernel that restarts on execute then starts afresh. */
@@ -160,45 +157,12 @@ export class KernelClient implements Kernel {
     return this.replies.isComplete(connection, code);
   }
 
-  private async spawn(): Promise<void> {
-    let connection: RuntimeConnection | undefined;
-    const events: ConnectionEvents = {
-      onFrame: (frame, isPlain) => {
-        if (this.connection === connection) this.onFrame(frame, isPlain);
-      },
-      onProtocolError: (err) => {
-        if (this.connection !== connection) return;
-        void connection?.stop(false);
-        this.settleRunning(err);
-      },
-      onExit: (exit) => {
-        if (this.connection === connection) this.onConnectionExit(exit);
-      },
-    };
-    const launching = this.runtime.launch(events);
-    this.launched = launching.then(
-      () => undefined,
-      () => undefined,
-    );
-    connection = await launching;
-    this.connection = connection;
-    try {
-      const ready = await connection.handshake(this.runtime.startTimeoutMs);
-      this.runtime.onReady?.(ready);
-      this.isReady = this.connection === connection && connection.isAlive;
-    } catch (err) {
-      await connection.stop(false);
-      throw err;
-    }
-    connection.setRef(false);
-  }
-
   /** The warm path (a ready kernel) stays synchronous up to the execute frame: no turn of the event loop is lost. */
   private runCell(code: string, options: ExecuteOptions): Promise<ExecuteOutcome> {
     if (this.isClosed) return Promise.reject(this.closedError());
     // A cell cancelled before it began does not run at all.
     if (options.signal?.aborted) return Promise.resolve(cancelledBeforeStart());
-    if (!this.isReady || !this.isAlive) return this.startThenRun(code, options);
+    if (!this.slot.isReady || !this.isAlive) return this.startThenRun(code, options);
     try {
       this.runtime.prepareCell?.(code, options);
     } catch (err) {
@@ -219,11 +183,11 @@ export class KernelClient implements Kernel {
           throw this.notRunningError("kernel is not running", { started: false });
         // The kernel starts for this cell: the cell's own preparation overlaps the boot of its process.
         const starting = this.start();
-        await this.launched;
+        await this.slot.launched;
         this.runtime.prepareCell?.(code, options);
         isPrepared = true;
         await starting;
-      } else if (this.starting !== undefined) await this.starting;
+      } else if (this.slot.starting !== undefined) await this.slot.starting;
     } finally {
       this.cellOnItsWay = undefined;
     }
@@ -346,11 +310,8 @@ export class KernelClient implements Kernel {
     }
   }
 
+  /** The process exited: the running cell learns what that means before the kernel's exit listeners hear of it. */
   private onConnectionExit(exit: KernelExit): void {
-    this.starting = undefined;
-    this.isReady = false;
-    this.lastExit = exit;
-    this.runtime.onExit?.(exit);
     this.replies.answerAll();
     const cell = this.running;
     if (cell !== undefined) {
@@ -364,7 +325,6 @@ export class KernelClient implements Kernel {
             ),
       );
     }
-    for (const listener of [...this.exitListeners]) listener(exit);
   }
 
   private settleRunning(outcome: Error): void {
@@ -377,7 +337,7 @@ export class KernelClient implements Kernel {
 
   private notRunningError(message: string, extra: Record<string, unknown> = {}): EvalkitError {
     if (this.isClosed) return this.closedError();
-    return describeNotRunning(this.runtime.name, message, this.lastExit ?? this.connection?.exit, extra);
+    return describeNotRunning(this.runtime.name, message, this.slot.lastExit ?? this.connection?.exit, extra);
   }
 
   private closedError(): EvalkitError {
