@@ -1,5 +1,5 @@
-// One JS kernel process: spawn in its own group, the ready handshake, frames on fd 3, capture pipes on fd 1/2,
-// memory watch, exit.
+// One JS kernel process, the JS runtime's connection: spawn in its own group, the ready handshake, frames on fd 3,
+// capture pipes on fd 1/2, memory watch, exit.
 import { type ChildProcess, spawn } from "node:child_process";
 import type { Socket } from "node:net";
 import { STATUS_MIME } from "../../contracts/outputs.js";

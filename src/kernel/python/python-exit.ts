@@ -1,4 +1,4 @@
-// Why a Python kernel ended, in words: a lost launcher connection, a resource limit, the runner's last stderr.
+// Why a Python kernel ended or did not start, in words: a lost launcher connection, a resource limit, a failed spawn.
 import { basename } from "node:path";
 import { EvalkitError } from "../../errors.js";
 import type { KernelCgroup } from "../../runtime/sandbox-cgroup.js";
