@@ -30,6 +30,17 @@ export type { EvalkitErrorCode, EvalkitErrorDetails } from "./errors.js";
 // Errors and the result contract
 /** The one error class evalkit throws, with a stable `code`; `isEvalkitError` narrows to it. */
 export { EvalkitError, isEvalkitError } from "./errors.js";
+/** What a runtime description tells the one kernel client (advanced: a transport of your own). */
+export type {
+  CellFrame,
+  CellRequest,
+  ConnectionEvents,
+  InterruptMode,
+  RuntimeConnection,
+  RuntimeDescription,
+} from "./kernel/client/runtime-description.js";
+/** The one kernel client every runtime runs on (PythonKernel and JsKernel are two of its descriptions). */
+export { KernelClient } from "./kernel/client/kernel-client.js";
 export type { JsKernelOptions } from "./kernel/js/js-kernel.js";
 /** One retained JavaScript context in its own `node` process. */
 export { JsKernel } from "./kernel/js/js-kernel.js";
@@ -46,6 +57,12 @@ export type { PythonKernelInfo, PythonKernelOptions } from "./kernel/python/pyth
 // Kernels
 /** One retained Python subprocess speaking the NDJSON protocol (docs/protocol.md). */
 export { PythonKernel } from "./kernel/python/python-kernel.js";
+export type { RuntimeDefinition, RuntimeSpec } from "./kernel/runtimes/define-runtime.js";
+/** Describes a protocol runner (docs/runtimes.md) for the `runtimes` option of SessionManager and createEvalTool. */
+export { defineRuntime } from "./kernel/runtimes/define-runtime.js";
+export type { RuntimeKernelOptions } from "./kernel/runtimes/protocol-runtime.js";
+/** A kernel of a described protocol runner, on its own (sessions and the tool make theirs from `runtimes`). */
+export { createRuntimeKernel } from "./kernel/runtimes/protocol-runtime.js";
 /** Artifact ids and `artifact://` URIs. */
 export { formatArtifactUri, parseArtifactId, resolveArtifactDir } from "./output/artifact-ids.js";
 export type { ArtifactInfo, ArtifactStore, ArtifactStoreOptions } from "./output/artifact-store.js";

@@ -63,6 +63,32 @@ describe("architecture", () => {
     expect(violations).toEqual([]);
   });
 
+  it("keeps the kernel's folders in their order: runtimes over process over client over wire", () => {
+    // Inside kernel/: one folder per runtime (python, js, jupyter, runtimes) over the process and transport parts,
+    // the one client (which knows no process), the wire codec, and the contract kernel.ts at the bottom.
+    // Runtimes never import one another: what they share lives below them.
+    const KERNEL = join(SRC, "kernel");
+    const folderOf = (file: string) => relative(KERNEL, file).split(sep)[0] ?? "";
+    const rank: Record<string, number> = { "kernel.ts": 0, wire: 1, client: 2, process: 3 };
+    const rankOf = (folder: string) => rank[folder] ?? 4;
+    const violations: string[] = [];
+    const kernelFiles = sourceFiles(KERNEL);
+    expect(new Set(kernelFiles.map(folderOf))).toEqual(
+      new Set(["kernel.ts", "wire", "client", "process", "python", "js", "jupyter", "runtimes"]),
+    );
+    for (const file of kernelFiles) {
+      const from = folderOf(file);
+      for (const match of readFileSync(file, "utf8").matchAll(/from\s+["'](\.[^"']+)["']/g)) {
+        const target = resolve(file, "..", match[1] ?? "").replace(/\.js$/, ".ts");
+        if (!target.startsWith(KERNEL)) continue;
+        const to = folderOf(target);
+        const isUp = rankOf(to) > rankOf(from) || (rankOf(to) === 4 && to !== from);
+        if (isUp) violations.push(`${relative(SRC, file)} -> ${relative(SRC, target)}`);
+      }
+    }
+    expect(violations).toEqual([]);
+  });
+
   it("keeps the render and output layers free of process work", () => {
     const offenders = sourceFiles(SRC)
       .filter((file) => ["render", "output"].includes(layerOf(file)))

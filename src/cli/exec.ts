@@ -3,6 +3,7 @@ import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { basename, dirname, extname, join, resolve } from "node:path";
 import type { EvalDetails } from "../contracts/cell-result.js";
 import { isEvalkitError } from "../errors.js";
+import { findRuntime, type RuntimeSpec } from "../kernel/runtimes/define-runtime.js";
 import { resolveEvalkitHome } from "../runtime/evalkit-home.js";
 import { createEvalTool, type EvalTool } from "../tool/eval-tool.js";
 import { type EvalInput, safeParseEvalInput } from "../tool/input-schema.js";
@@ -13,6 +14,7 @@ import { JUPYTER_OPTIONS, jupyterUsage, readJupyterArgs } from "./jupyter-args.j
 import { type Notebook, readNotebook } from "./notebook-cells.js";
 import { buildExecutedNotebook, writeFileAtomically } from "./notebook-output.js";
 import { ImageOutput } from "./repl/images.js";
+import { RUNTIME_OPTIONS, readRuntimeArgs, runtimeUsage } from "./runtime-args.js";
 import { readSandboxArgs, SANDBOX_OPTIONS, SANDBOX_USAGE } from "./sandbox-args.js";
 import { decodeSourceFile } from "./source-decoding.js";
 
@@ -39,7 +41,7 @@ lost kernel does).
   --cwd DIR            working directory of the kernels (default: the current directory)
   --python PATH        Python interpreter (default: EVALKIT_PYTHON, venvs, managed venv, PATH)
   --launcher PREFIX    run the interpreter through a command prefix, e.g. "docker exec -i box"
-${SANDBOX_USAGE}${jupyterUsage(23)}  --json               print the result's details as one JSON object at the end (text mode streams instead)
+${runtimeUsage(23)}${SANDBOX_USAGE}${jupyterUsage(23)}  --json               print the result's details as one JSON object at the end (text mode streams instead)
   --images DIR         where text mode saves images, one line per image naming its file
                        (default $EVALKIT_HOME/images, EVALKIT_HOME defaulting to ~/.evalkit)
   -h, --help           this help
@@ -55,6 +57,7 @@ const OPTIONS = {
   cwd: { type: "string" },
   python: { type: "string" },
   launcher: { type: "string" },
+  ...RUNTIME_OPTIONS,
   ...SANDBOX_OPTIONS,
   ...JUPYTER_OPTIONS,
   json: { type: "boolean" },
@@ -86,7 +89,8 @@ export async function runExec(argv: string[], io: CommandIo): Promise<number> {
     }
     const jupyter = readJupyterArgs(values);
     const hasServer = jupyter !== undefined || (process.env.EVALKIT_JUPYTER_URL ?? "").trim() !== "";
-    const { input: rawInput, notebooks } = await buildRawInput(values, tokens ?? [], io, hasServer);
+    const runtimes = readRuntimeArgs(values);
+    const { input: rawInput, notebooks } = await buildRawInput(values, tokens ?? [], io, hasServer, runtimes);
     const outputNotebook = checkOutputNotebook(values["output-notebook"], notebooks);
     const imagesDir = checkImagesDir(values.images);
     if (isNotebookWithoutCode(rawInput, notebooks)) {
@@ -102,6 +106,7 @@ export async function runExec(argv: string[], io: CommandIo): Promise<number> {
       ...(values.python !== undefined ? { python: values.python } : {}),
       ...(values.cwd !== undefined ? { cwd: values.cwd } : {}),
       ...(values.launcher !== undefined ? { launcher: values.launcher } : {}),
+      ...(runtimes.length > 0 ? { runtimes } : {}),
       ...readSandboxArgs(values),
       ...(jupyter !== undefined ? { jupyter } : {}),
     });
@@ -195,9 +200,13 @@ async function buildRawInput(
   tokens: Tokens,
   io: CommandIo,
   hasServer: boolean,
+  runtimes: readonly RuntimeSpec[],
 ): Promise<{ input: unknown; notebooks: NotebookInput[] }> {
   const timeout = readNumberOption("--timeout", values.timeout);
-  const isLocal = values.lang !== undefined && ["py", "js", "python", "javascript"].includes(values.lang);
+  const isLocal =
+    values.lang !== undefined &&
+    (["py", "js", "python", "javascript"].includes(values.lang) ||
+      findRuntime(runtimes, values.lang) !== undefined);
   if (values.lang !== undefined && !isLocal && !(hasServer && values.lang.trim() !== "")) {
     throw new UsageError(`--lang: expected "py" or "js", got ${JSON.stringify(values.lang)}`);
   }

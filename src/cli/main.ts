@@ -11,7 +11,7 @@ const USAGE = `usage: evalkit <command> [options]
 commands:
   exec [-c|--code CODE | FILE | NOTEBOOK.ipynb]...  run cells (or a notebook's code cells) in fresh kernels
       [--input FILE|-] [--lang py|js] [--timeout SEC] [--cwd DIR] [--python PATH] [--launcher PREFIX]
-      [--json] [--images DIR] [--output-notebook OUT.ipynb] [--allow-errors]
+      [--runtime NAME=COMMAND] [--json] [--images DIR] [--output-notebook OUT.ipynb] [--allow-errors]
       [--jupyter URL] [--jupyter-token-file FILE]
       [--sandbox] [--sandbox-network] [--sandbox-write PATH] [--memory-mb N] [--cpu-seconds N] [--max-processes N]
       [--checkpoints] [--undo N]
@@ -22,6 +22,7 @@ commands:
       [--checkpoints] [--undo N]
   mcp                                 MCP server on stdio exposing the eval tool
       [--python PATH] [--cwd DIR] [--launcher PREFIX] [--jupyter URL] [--jupyter-token-file FILE]
+      [--runtime NAME=COMMAND]
       [--sandbox] [--sandbox-network] [--sandbox-write PATH] [--memory-mb N] [--cpu-seconds N] [--max-processes N]
       [--checkpoints] [--undo N]
       [--http [HOST:]PORT [--root DIR] [--token-file FILE] [--allowed-host NAME] [--allowed-origin URL]

@@ -5,6 +5,7 @@ import { resolveMcpServerOptions } from "../mcp/server-options.js";
 import { ServerTool } from "../mcp/server-tool.js";
 import { formatUsageError, parseCommandArgs, readNumberOption, UsageError } from "./args.js";
 import { JUPYTER_OPTIONS, jupyterUsage, readJupyterArgs } from "./jupyter-args.js";
+import { RUNTIME_OPTIONS, readRuntimeArgs, runtimeUsage } from "./runtime-args.js";
 import { readSandboxArgs, SANDBOX_OPTIONS, SANDBOX_USAGE } from "./sandbox-args.js";
 
 export const MCP_USAGE = `usage: evalkit mcp [--python PATH] [--cwd DIR] [--launcher PREFIX] [--sandbox ...] [--jupyter URL]
@@ -17,7 +18,7 @@ Full outputs are MCP resources (artifact://<id>); completion() in cells uses the
   --python PATH        Python interpreter (default: EVALKIT_PYTHON, venvs, managed venv, PATH)
   --cwd DIR            working directory of the kernels (default: the current directory; not with --http)
   --launcher PREFIX    run the interpreter through a command prefix, e.g. "docker exec -i box"
-${SANDBOX_USAGE}${jupyterUsage(23)}Streamable HTTP for remote clients (one isolated session each, own kernels, jobs, artifacts and directory):
+${runtimeUsage(23)}${SANDBOX_USAGE}${jupyterUsage(23)}Streamable HTTP for remote clients (one isolated session each, own kernels, jobs, artifacts and directory):
   --http [HOST:]PORT   serve MCP at http://HOST:PORT/mcp (host 127.0.0.1 unless given; port 0: any free port)
   --root DIR           sessions work in DIR/sessions/<id> (default: the current directory)
   --token-file FILE    the bearer token clients must send (else EVALKIT_MCP_TOKEN, else one is made and
@@ -38,6 +39,7 @@ const OPTIONS = {
   python: { type: "string" },
   cwd: { type: "string" },
   launcher: { type: "string" },
+  ...RUNTIME_OPTIONS,
   ...SANDBOX_OPTIONS,
   http: { type: "string" },
   root: { type: "string" },
@@ -69,7 +71,12 @@ export async function runMcp(argv: string[]): Promise<number> {
     }
     if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
     const jupyter = readJupyterArgs(values);
-    const sandboxOptions = { ...readSandboxArgs(values), ...(jupyter !== undefined ? { jupyter } : {}) };
+    const runtimes = readRuntimeArgs(values);
+    const sandboxOptions = {
+      ...readSandboxArgs(values),
+      ...(jupyter !== undefined ? { jupyter } : {}),
+      ...(runtimes.length > 0 ? { runtimes } : {}),
+    };
     if (values.http !== undefined) return await runHttp(values, sandboxOptions);
     const httpOnly = HTTP_ONLY_FLAGS.find((flag) => values[flag] !== undefined);
     if (httpOnly !== undefined) throw new UsageError(`--${httpOnly} needs --http`);

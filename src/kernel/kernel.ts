@@ -1,4 +1,4 @@
-// The contract every kernel (Python and JS child processes) fulfils, so sessions and the tool treat them alike.
+// The contract every kernel (Python, JS, protocol runtimes, Jupyter) fulfils, so sessions and the tool treat them alike.
 import type { CellLanguage, CellUsage } from "../contracts/cell-result.js";
 import type { CellErrorInfo, KernelOutput } from "../contracts/outputs.js";
 
@@ -130,7 +130,10 @@ export interface Kernel {
   readonly isAlive: boolean;
   start(): Promise<void>;
   execute(code: string, options?: ExecuteOptions): Promise<ExecuteOutcome>;
-  /** Ask the running cell to stop; the kernel keeps its state. */
+  /**
+   * Ask the running cell to stop; the kernel keeps its state. A cell that has not ended after the kernel's
+   * interrupt grace is killed with its kernel, as when `execute`'s signal aborts (the kernel client escalates).
+   */
   interrupt(): void;
   /** Stop the kernel and everything it started; resolves once it is gone. */
   shutdown(): Promise<KernelExit | undefined>;

@@ -3,6 +3,8 @@ import { EvalkitError } from "../errors.js";
 import { JsKernel } from "../kernel/js/js-kernel.js";
 import type { Kernel } from "../kernel/kernel.js";
 import { PythonKernel } from "../kernel/python/python-kernel.js";
+import type { RuntimeSpec } from "../kernel/runtimes/define-runtime.js";
+import { createRuntimeKernel } from "../kernel/runtimes/protocol-runtime.js";
 import { buildKernelEnv } from "../runtime/child-env.js";
 import { filterEnv } from "../runtime/env-filter.js";
 import { resolvePython } from "../runtime/resolve-python.js";
@@ -60,8 +62,10 @@ export function buildPlainEnv(extraEnv: Record<string, string>): Record<string, 
  * loop after an await can never honour an interrupt, so waiting 5 s would only waste the caller's time).
  */
 export const createDefaultKernel: KernelFactory = (spec: KernelSpec): Kernel => {
+  if (spec.runtime !== undefined) return createProtocolKernel(spec, spec.runtime);
   if (spec.jupyter !== undefined)
     return spec.jupyter.server.createKernel(spec.jupyter.kernelName, spec.language, spec.interruptGraceMs);
+  // The two built-in runtimes take different options: JS a memory limit of its own and no interpreter.
   if (spec.language === "js") {
     const memoryMb = spec.limits?.memoryMb;
     return new JsKernel({
@@ -87,6 +91,28 @@ export const createDefaultKernel: KernelFactory = (spec: KernelSpec): Kernel => 
     ...(spec.forkOf !== undefined ? { forkOf: spec.forkOf } : {}),
   });
 };
+
+/**
+ * A protocol runner's kernel. It runs as the host's user with the runner's own program: refused where the manager
+ * promises more (a sandbox, limits, a launcher) than such a kernel can keep, rather than run it without them.
+ */
+function createProtocolKernel(spec: KernelSpec, runtime: RuntimeSpec): Kernel {
+  const refused = spec.sandbox
+    ? "sandbox"
+    : spec.limits
+      ? "limits"
+      : spec.launcher?.length
+        ? "launcher"
+        : undefined;
+  if (refused !== undefined)
+    throw new EvalkitError(
+      "INVALID_INPUT",
+      `the ${runtime.name} runtime cannot run with the option ${refused} yet (docs/runtimes.md); its cells need a manager without it`,
+      { field: refused, language: runtime.name },
+    );
+  // The runtime's own grace, as JS keeps its own: the manager's default is Python's.
+  return createRuntimeKernel(runtime, { cwd: spec.cwd, env: spec.env });
+}
 
 function jsLimits(limits: NonNullable<KernelSpec["limits"]>): { cpuSeconds?: number; processes?: number } {
   return {

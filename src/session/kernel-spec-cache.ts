@@ -3,6 +3,7 @@
 import type { CellLanguage } from "../contracts/cell-result.js";
 import { EvalkitError } from "../errors.js";
 import type { JupyterServer } from "../kernel/jupyter/jupyter-server.js";
+import { findRuntime, type RuntimeSpec } from "../kernel/runtimes/define-runtime.js";
 import { buildPlainEnv } from "./default-kernels.js";
 import type {
   InterpreterResolver,
@@ -23,6 +24,8 @@ export interface SpecSettings {
   checkpoints?: boolean;
   /** The Jupyter server every language but `js` runs on, when one is configured. */
   jupyter?: (() => Promise<JupyterServer>) | undefined;
+  /** Protocol runtimes (docs/runtimes.md): their languages run locally, before a Jupyter server is asked. */
+  runtimes?: readonly RuntimeSpec[];
 }
 
 /** Describes the kernel a (language, session, cwd) needs, without re-resolving Python for every cell. */
@@ -38,16 +41,22 @@ export class KernelSpecCache {
   constructor(private readonly options: SpecSettings) {}
 
   async describeSpec(language: CellLanguage, sessionId: string, cwd: string): Promise<KernelSpec> {
+    const runtime = this.findRuntime(language);
+    if (runtime !== undefined) return this.describeRuntimeSpec(runtime, sessionId, cwd);
+    // JS stays local beside a Jupyter server: its kernel is evalkit's own node process, no server's kernelspec.
     if (language !== "js" && this.options.jupyter !== undefined)
       return this.describeRemoteSpec(language, sessionId, cwd, this.options.jupyter);
+    // Python and JS are built in; any other language needs a server or a runtime description.
     if (language !== "py" && language !== "js") {
       throw new EvalkitError(
         "INVALID_INPUT",
-        `language ${JSON.stringify(language)} needs a Jupyter server: configure one (--jupyter URL, EVALKIT_JUPYTER_URL ` +
-          'or the option jupyter: { url }); without one cells run in "py" or "js"',
+        `language ${JSON.stringify(language)} needs a Jupyter server or a runtime: configure a server (--jupyter URL, ` +
+          "EVALKIT_JUPYTER_URL or the option jupyter: { url }) or describe a runner (the option runtimes, " +
+          'docs/runtimes.md); without one cells run in "py" or "js"',
         { field: "language" },
       );
     }
+    // Only Python resolves an interpreter per cwd (venvs, PATH); JS runs the host's own node.
     if (language === "py") {
       // The same resolution (cached for resolveCacheMs) gives the same spec: every warm cell asks for it.
       const resolved = await this.resolveCached(cwd);
@@ -79,6 +88,8 @@ export class KernelSpecCache {
    * cached and settled, and its spec was built. Otherwise undefined (then describeSpec finds it).
    */
   describeSpecNow(language: CellLanguage, sessionId: string, cwd: string): KernelSpec | undefined {
+    if (this.findRuntime(language) !== undefined) return undefined;
+    // As in describeSpec: JS stays local beside a server, and only Python has a cached resolution to reuse.
     if (this.options.jupyter !== undefined && language !== "js")
       return this.remoteSpecs.get(remoteKey(language, sessionId, cwd));
     if (language !== "py") return undefined;
@@ -94,6 +105,23 @@ export class KernelSpecCache {
     )
       return undefined;
     return last.spec;
+  }
+
+  /** The language of a protocol runtime, found fast: most managers have none. */
+  private findRuntime(language: CellLanguage): RuntimeSpec | undefined {
+    const runtimes = this.options.runtimes;
+    if (runtimes === undefined || runtimes.length === 0) return undefined;
+    return findRuntime(runtimes, language);
+  }
+
+  /** A protocol runner's kernel: no interpreter to resolve, the filtered environment (as JS's). */
+  private describeRuntimeSpec(runtime: RuntimeSpec, sessionId: string, cwd: string): KernelSpec {
+    return {
+      ...this.describeBase(runtime.name, sessionId, cwd),
+      interpreter: undefined,
+      env: buildPlainEnv(this.options.extraEnv),
+      runtime,
+    };
   }
 
   /** A kernel on the server: the kernelspec that serves the language; no interpreter, no local environment. */
@@ -136,6 +164,7 @@ export class KernelSpecCache {
       interruptGraceMs: this.options.interruptGraceMs,
       ...(this.options.sandbox ? { sandbox: this.options.sandbox } : {}),
       ...(this.options.limits ? { limits: this.options.limits } : {}),
+      // Only the Python runner can fork a parked copy of its interpreter (docs/checkpoints.md).
       ...(this.options.checkpoints === true && language === "py" ? { checkpoints: true } : {}),
     };
   }

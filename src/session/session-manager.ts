@@ -4,6 +4,7 @@ import { PARSE_ONCE } from "../contracts/lazy-schema.js";
 import { EvalkitError, isEvalkitError } from "../errors.js";
 import type { JupyterServer } from "../kernel/jupyter/jupyter-server.js";
 import type { Kernel } from "../kernel/kernel.js";
+import { checkRuntimes } from "../kernel/runtimes/define-runtime.js";
 import { resolveSandboxSetting } from "../runtime/sandbox-setting.js";
 import { HostBridge } from "./bridge-handlers.js";
 import { normaliseCwd } from "./call-cwd.js";
@@ -111,6 +112,7 @@ export class SessionManager {
     this.crashLoopThreshold = options.crashLoopThreshold ?? DEFAULT_CRASH_LOOP_THRESHOLD;
     this.jupyterSettings = options.jupyter ? { ...options.jupyter } : undefined;
     const sandbox = resolveSandboxSetting(options.sandbox, process.cwd());
+    const runtimes = checkRuntimes(options.runtimes);
     const limits =
       options.limits && Object.keys(options.limits).length > 0 ? { ...options.limits } : undefined;
     this.settings = Object.freeze({
@@ -118,6 +120,7 @@ export class SessionManager {
       limits,
       python: options.python,
       hasCustomInterpreter: options.resolveInterpreter !== undefined || (options.launcher?.length ?? 0) > 0,
+      runtimes,
     });
     this.cwdPins = sandbox ? new CwdPins() : undefined;
     this.specs = new KernelSpecCache({
@@ -137,6 +140,7 @@ export class SessionManager {
       limits,
       checkpoints: options.checkpoints !== undefined,
       jupyter: this.jupyterSettings ? () => this.connectJupyter() : undefined,
+      runtimes,
     });
     this.checkpoints = options.checkpoints;
     this.bridge = new HostBridge(options.bridge);

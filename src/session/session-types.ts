@@ -4,6 +4,7 @@ import type { CellErrorInfo, KernelOutput } from "../contracts/outputs.js";
 import type { JupyterSettings } from "../kernel/jupyter/jupyter-rest.js";
 import type { JupyterServer } from "../kernel/jupyter/jupyter-server.js";
 import type { Kernel, KernelExit } from "../kernel/kernel.js";
+import type { RuntimeSpec } from "../kernel/runtimes/define-runtime.js";
 import type { ResolvedSandbox, ResourceLimits, SandboxOptions } from "../runtime/sandbox-types.js";
 import type { HostBridgeHandlers } from "./bridge-handlers.js";
 import type { CellTiming } from "./cell-timing.js";
@@ -42,6 +43,8 @@ export interface KernelSpec {
   forkOf?: { token: string; name: string } | undefined;
   /** Set when the kernel runs on a Jupyter server: the server and the kernelspec to start there. */
   jupyter?: { server: JupyterServer; kernelName: string } | undefined;
+  /** Set when the language is a protocol runtime's (docs/runtimes.md): the runtime to start. */
+  runtime?: RuntimeSpec | undefined;
 }
 
 /** Builds a kernel; the manager calls `start()` on it. */
@@ -68,6 +71,8 @@ export interface SessionManagerSettings {
   python: string | undefined;
   /** True when the manager picks interpreters with its own `resolveInterpreter` or runs them through a launcher. */
   hasCustomInterpreter: boolean;
+  /** The protocol runtimes the manager runs besides Python and JS (docs/runtimes.md). */
+  runtimes: readonly RuntimeSpec[];
 }
 
 export interface SessionManagerOptions {
@@ -115,6 +120,11 @@ export interface SessionManagerOptions {
    * goes to the kernelspec of that language; `dispose()`, eviction and resets delete the kernels started there.
    */
   jupyter?: JupyterSettings;
+  /**
+   * More languages, each a protocol runner described with `defineRuntime` (docs/runtimes.md): a cell whose
+   * language names one runs in a kernel of that runner.
+   */
+  runtimes?: RuntimeSpec[];
 }
 
 /** Opens a call: a sequence of cells that run back to back without other calls interleaving. */

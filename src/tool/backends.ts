@@ -127,12 +127,24 @@ export class BackendSelector {
    */
   routeNow(language: CellLanguage | undefined): CellRoute | undefined {
     if (language === "js" && this.enabled.includes("js")) return RUN_JS;
+    if (this.isRuntimeLanguage(language)) return { kind: "run", language };
     if (this.remote) return this.remoteRoutes.get(language ?? "py");
     if (!this.enabled.includes("py")) return undefined;
     return this.pythonCheck?.ok === true ? RUN_PY : undefined;
   }
 
+  /**
+   * A protocol runtime's language (docs/runtimes.md): enabled and neither Python nor JS, which have routes of their
+   * own (Python's preflight, JS as its fallback); a runtime's cells run as they are.
+   */
+  private isRuntimeLanguage(language: CellLanguage | undefined): language is CellLanguage {
+    return (
+      language !== undefined && language !== "py" && language !== "js" && this.enabled.includes(language)
+    );
+  }
+
   async route(language: CellLanguage | undefined): Promise<CellRoute> {
+    if (this.isRuntimeLanguage(language)) return { kind: "run", language };
     if (this.remote && !(language === "js" && this.enabled.includes("js")))
       return this.routeRemote(language ?? "py", this.remote);
     const hasPy = this.enabled.includes("py");

@@ -10,6 +10,8 @@ export interface DescriptionOptions {
   maxTimeout: number;
   /** Set when cells run on a Jupyter server: its languages (when known) with their kernels' display names. */
   jupyter?: { languages: { language: string; displayName: string }[] };
+  /** Protocol runtimes among the languages (docs/runtimes.md), each with its own line. */
+  runtimes?: readonly { name: string; summary: string | undefined }[];
 }
 
 /** A few short paragraphs telling a model how to use the tool; only enabled backends are mentioned. */
@@ -59,6 +61,13 @@ export function buildEvalDescription(options: DescriptionOptions): string {
         "`console.log` and `display(value)` produce output. Helpers: `env()`, `read(path)`, `write(path, text)`, " +
         "`log(msg)`, `phase(title)`, and the host calls `await tool.<name>(args)`, `await completion(prompt)`, " +
         "`await agent(prompt)`, `await parallel(thunks)`.",
+    );
+  }
+
+  for (const runtime of options.runtimes ?? []) {
+    if (!options.languages.includes(runtime.name)) continue;
+    paragraphs.push(
+      `"${runtime.name}" cells run in a ${runtime.name} kernel${runtime.summary ? `: ${runtime.summary}` : "."}`,
     );
   }
 

@@ -131,6 +131,10 @@ export function createEvalToolFromSettings(settings: ResolvedToolOptions): EvalT
     config.manager?.settings.hasCustomInterpreter ? (cwd) => manager.resolveInterpreter(cwd) : undefined,
     config.sandbox ? [config.cwd, ...config.sandbox.writable] : undefined,
   );
+  // A protocol runtime's other names map to its own (docs/runtimes.md).
+  const runtimeAliases = Object.fromEntries(
+    config.runtimes.flatMap((runtime) => runtime.aliases.map((alias) => [alias, runtime.name])),
+  );
   // Built when first needed: the usual `{ cells: [{ code }] }` call is checked without it (input-schema.ts).
   let zodSchema: EvalInputSchema | undefined;
   const getZodSchema = () => {
@@ -139,6 +143,7 @@ export function createEvalToolFromSettings(settings: ResolvedToolOptions): EvalT
       maxTimeout: config.maxTimeout,
       defaultTimeout: config.defaultTimeout,
       isOpenLanguage: remote !== undefined,
+      aliases: runtimeAliases,
     });
     return zodSchema;
   };
@@ -164,6 +169,7 @@ export function createEvalToolFromSettings(settings: ResolvedToolOptions): EvalT
         maxTimeout: config.maxTimeout,
         defaultTimeout: config.defaultTimeout,
         isOpenLanguage: remote !== undefined,
+        aliases: runtimeAliases,
       }),
     );
 
@@ -290,6 +296,7 @@ export function createEvalToolFromSettings(settings: ResolvedToolOptions): EvalT
         mode: manager.mode,
         defaultTimeout: config.defaultTimeout,
         maxTimeout: config.maxTimeout,
+        ...(config.runtimes.length > 0 ? { runtimes: config.runtimes } : {}),
         ...(remote
           ? {
               jupyter: {

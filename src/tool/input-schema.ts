@@ -78,6 +78,8 @@ export interface EvalInputSchemaOptions {
    * one fails its cell naming what the server offers); `languages` are the ones advertised.
    */
   isOpenLanguage?: boolean;
+  /** More names for languages, alias → language (a protocol runtime's `aliases`, docs/runtimes.md). */
+  aliases?: Readonly<Record<string, string>>;
 }
 
 const ALIASES: Record<string, string> = { py: "python", js: "javascript" };
@@ -92,10 +94,20 @@ export function createEvalInputSchema(options: EvalInputSchemaOptions = {}) {
     options.languages && options.languages.length > 0 ? options.languages : (["py", "js"] as const);
   const maxTimeout = options.maxTimeout ?? DEFAULT_MAX_TIMEOUT_SEC;
   const defaultTimeout = clampTimeoutSec(options.defaultTimeout, maxTimeout, DEFAULT_CELL_TIMEOUT_SEC);
-  const accepted = languages.flatMap((l) => (ALIASES[l] ? [l, ALIASES[l]] : [l])) as [string, ...string[]];
+  const extra = Object.entries(options.aliases ?? {}).filter(([, target]) => languages.includes(target));
+  const accepted = [
+    ...languages.flatMap((l) => (ALIASES[l] ? [l, ALIASES[l]] : [l])),
+    ...extra.map(([alias]) => alias),
+  ] as [string, ...string[]];
   const expected = `expected ${describeLanguages(languages)}`;
+  const extraKeys = new Map(extra);
   const toKey = (value: string): CellLanguage =>
-    value === "python" ? "py" : value === "javascript" ? "js" : (value as CellLanguage);
+    value === "python"
+      ? "py"
+      : value === "javascript"
+        ? "js"
+        : ((extraKeys.size > 0 ? extraKeys.get(value) : undefined) ?? (value as CellLanguage));
+  const isBuiltIn = languages.every((l) => ALIASES[l] !== undefined);
 
   const language = options.isOpenLanguage
     ? z
@@ -113,7 +125,9 @@ export function createEvalInputSchema(options: EvalInputSchemaOptions = {}) {
         .describe(
           languages.length === 1
             ? `Language of the cell: ${describeLanguages(languages)} (the only one available; "${ALIASES[languages[0]!]}" also accepted).`
-            : `Language of the cell: "py" (default) or "js"; "python" and "javascript" are accepted too.`,
+            : isBuiltIn
+              ? `Language of the cell: "py" (default) or "js"; "python" and "javascript" are accepted too.`
+              : `Language of the cell: ${describeLanguages(languages)} (default "${languages[0]}").`,
         );
   const timeout = z
     .number()

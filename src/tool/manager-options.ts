@@ -34,5 +34,6 @@ export function buildManagerOptions(config: ResolvedToolOptions): SessionManager
   if (config.limits !== undefined) options.limits = config.limits;
   if (config.jupyter !== undefined) options.jupyter = config.jupyter;
   if (config.checkpoints !== undefined) options.checkpoints = config.checkpoints;
+  if (config.runtimes.length > 0) options.runtimes = config.runtimes;
   return options;
 }

@@ -53,5 +53,17 @@ export function adoptManagerSettings(config: ResolvedToolOptions): ResolvedToolO
     );
   }
   if (config.launcher !== undefined) refuse("launcher", "the shared manager starts its own kernels");
-  return { ...config, sandbox: settings.sandbox, limits: settings.limits, python: settings.python };
+  if (config.runtimes.length > 0)
+    refuse("runtimes", "give runtimes to the shared manager, which starts the kernels");
+  // The manager's runtimes are the tool's languages too (a manager from another version may have none).
+  const runtimes = [...(settings.runtimes ?? [])];
+  const enabled = [...config.enabled, ...runtimes.map((runtime) => runtime.name)];
+  return {
+    ...config,
+    sandbox: settings.sandbox,
+    limits: settings.limits,
+    python: settings.python,
+    runtimes,
+    enabled,
+  };
 }

@@ -6,6 +6,7 @@ import type { CellLanguage } from "../contracts/cell-result.js";
 import { lazySchema, PARSE_ONCE } from "../contracts/lazy-schema.js";
 import { EvalkitError } from "../errors.js";
 import type { JupyterSettings } from "../kernel/jupyter/jupyter-rest.js";
+import { checkRuntimes, type RuntimeSpec } from "../kernel/runtimes/define-runtime.js";
 import { resolveSandboxSetting } from "../runtime/sandbox-setting.js";
 import type { ResolvedSandbox, ResourceLimits, SandboxSetting } from "../runtime/sandbox-types.js";
 import type { HostBridgeHandlers } from "../session/bridge-handlers.js";
@@ -94,6 +95,12 @@ export interface EvalToolOptions {
    * restoreOnCrash }`. Linux, local kernels only: with a launcher it is CHECKPOINTS_UNSUPPORTED.
    */
   checkpoints?: boolean | CheckpointOptions;
+  /**
+   * More languages, each a protocol runner described with `defineRuntime` (docs/runtimes.md), e.g.
+   * `runtimes: [defineRuntime({ name: "perl", command: ["perl", "runner.pl"] })]`. With a shared `manager`, give
+   * them to the manager instead.
+   */
+  runtimes?: RuntimeSpec[];
 }
 
 /** Options after validation and defaults. */
@@ -119,6 +126,8 @@ export interface ResolvedToolOptions {
   limits: ResourceLimits | undefined;
   checkpoints: CheckpointOptions | undefined;
   jupyter: JupyterSettings | undefined;
+  /** Protocol runtimes whose languages the tool offers besides `enabled`'s Python and JS (docs/runtimes.md). */
+  runtimes: RuntimeSpec[];
 }
 
 const optionsSchema = lazySchema(() => {
@@ -157,6 +166,7 @@ const optionsSchema = lazySchema(() => {
       .custom<SessionManager>((v) => typeof v === "object" && v !== null && "openCall" in v)
       .optional(),
     createKernel: fn.optional(),
+    runtimes: z.array(z.custom<RuntimeSpec>((v) => typeof v === "object" && v !== null)).optional(),
     sandbox: shared.sandbox.optional(),
     limits: shared.limits.optional(),
     flagsEnv: z.record(z.string(), z.union([z.string(), z.undefined()])).optional(),
@@ -234,12 +244,13 @@ export function resolveToolOptions(options: EvalToolOptions = {}): ResolvedToolO
   const launcher =
     typeof options.launcher === "string" ? splitCommandLine(options.launcher) : options.launcher;
   const jupyter = resolveJupyterOption(options.jupyter, flagsEnv);
+  const runtimes = checkRuntimes(options.runtimes);
   return {
     python: options.python,
     cwd,
     sessionId: options.sessionId ?? "default",
     mode: options.mode ?? "session",
-    enabled: resolveEnabledLanguages(options, flagsEnv),
+    enabled: [...resolveEnabledLanguages(options, flagsEnv), ...runtimes.map((runtime) => runtime.name)],
     maxTimeout,
     defaultTimeout: clampTimeoutSec(options.defaultTimeout, maxTimeout),
     handlers: options.handlers,
@@ -255,6 +266,7 @@ export function resolveToolOptions(options: EvalToolOptions = {}): ResolvedToolO
     limits: options.limits && Object.keys(options.limits).length > 0 ? { ...options.limits } : undefined,
     checkpoints: resolveCheckpoints(options, launcher, jupyter !== undefined),
     jupyter,
+    runtimes,
   };
 }
 

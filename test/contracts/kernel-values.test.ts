@@ -6,7 +6,7 @@ import {
   TOO_DEEP_MARKER,
   whyNotEncodable,
 } from "../../src/contracts/kernel-values.js";
-import { decodeRunnerFrame, decodeRunnerFrameObject } from "../../src/kernel/runner-frames.js";
+import { decodeRunnerFrame, decodeRunnerFrameObject } from "../../src/kernel/wire/runner-frames.js";
 import { redactDeep } from "../../src/tool/details-redaction.js";
 
 function nested(depth: number): unknown[] {

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { findTaggedProcesses } from "../../src/kernel/process-tree.js";
+import { findTaggedProcesses } from "../../src/kernel/process/process-tree.js";
 import { isProcessAlive, waitFor } from "../helpers/processes.js";
 import { TEST_PYTHON } from "../helpers/python.js";
 import { sandboxSkipReason } from "../helpers/sandbox.js";

@@ -1,5 +1,5 @@
-// One JS kernel process: spawn in its own group, the ready handshake, frames on fd 3, capture pipes on fd 1/2,
-// memory watch, exit.
+// One JS kernel process, the JS runtime's connection: spawn in its own group, the ready handshake, frames on fd 3,
+// capture pipes on fd 1/2, memory watch, exit.
 import { type ChildProcess, spawn } from "node:child_process";
 import type { Socket } from "node:net";
 import { STATUS_MIME } from "../../contracts/outputs.js";
@@ -7,14 +7,16 @@ import { EvalkitError } from "../../errors.js";
 import { openSeccompStdio } from "../../runtime/sandbox-argv.js";
 import type { KernelCgroup } from "../../runtime/sandbox-cgroup.js";
 import { createRandomToken } from "../../text/random-tokens.js";
+import type { RuntimeConnection } from "../client/runtime-description.js";
 import type { KernelExit } from "../kernel.js";
-import { climbKillLadder, killKernelNow, reapKernelTree, waitForChildExit } from "../kill-ladder.js";
-import { LineReader } from "../line-reader.js";
-import { watchMemory } from "../memory-watch.js";
-import { signalGroup } from "../process-group.js";
-import { hostPidInSandbox, KERNEL_TAG_NAME } from "../process-tree.js";
-import { describeCgroupOom, unwrapSandboxExit } from "../sandbox-exit.js";
-import { withStartDeadline } from "../start-deadline.js";
+import { climbKillLadder, killKernelNow, reapKernelTree, waitForChildExit } from "../process/kill-ladder.js";
+import { watchMemory } from "../process/memory-watch.js";
+import { signalGroup } from "../process/process-group.js";
+import { hostPidInSandbox, KERNEL_TAG_NAME } from "../process/process-tree.js";
+import { describeCgroupOom, unwrapSandboxExit } from "../process/sandbox-exit.js";
+import { withStartDeadline } from "../process/start-deadline.js";
+import { LineReader } from "../wire/line-reader.js";
+import type { ReadyFrame } from "../wire/runner-frames.js";
 import { buildJsKernelCommand } from "./js-command.js";
 import { describeJsStartFailure } from "./js-exit.js";
 import { type ChannelItem, OrderedChannels } from "./ordered-channels.js";
@@ -58,17 +60,22 @@ export interface JsReadyInfo {
   cwd: string;
 }
 
-export class JsKernelProcess {
+/** The node process of a JS kernel: the connection the kernel client talks to. */
+export class JsKernelProcess implements RuntimeConnection {
   readonly child: ChildProcess;
   readonly ready: Promise<JsReadyInfo>;
   private readonly channel: Socket;
   private readonly reader = new LineReader();
   private readonly merger: OrderedChannels;
   private readonly tag = createRandomToken(8);
-  private stderrTail = "";
+  private stderrText = "";
   private oomCause: string | undefined;
   private requested = false;
   private exited = false;
+  private exitInfo: KernelExit | undefined;
+  /** Resolves once the exit was reported (after the pipes' last bytes). */
+  private readonly gone: Promise<void>;
+  private markGone: () => void = () => undefined;
   private stopWatch: () => void = () => undefined;
   private sandboxInit: number | undefined;
   private settleReady: ((info: JsReadyInfo) => void) | undefined;
@@ -112,6 +119,9 @@ export class JsKernelProcess {
       );
     });
     this.ready.catch(() => undefined);
+    this.gone = new Promise((resolve) => {
+      this.markGone = resolve;
+    });
     this.child.stdout?.on("data", (chunk: Buffer) => this.merger.stdout(chunk));
     this.child.stderr?.on("data", (chunk: Buffer) => this.merger.stderr(chunk));
     this.channel.on("data", (chunk: Buffer) => this.onChannel(chunk));
@@ -123,25 +133,43 @@ export class JsKernelProcess {
     });
   }
 
-  get stderr(): string {
-    return this.stderrTail;
+  get pid(): number | undefined {
+    return this.child.pid;
   }
 
-  get hasExited(): boolean {
-    return this.exited;
+  get isAlive(): boolean {
+    return !this.exited;
+  }
+
+  get exit(): KernelExit | undefined {
+    return this.exitInfo;
+  }
+
+  get stderrTail(): string {
+    return this.stderrText;
   }
 
   /** Waits for `ready`; a kernel without it in `timeoutMs` is stopped, and the error says why it did not start. */
-  async handshake(timeoutMs: number): Promise<JsReadyInfo> {
+  async handshake(timeoutMs: number): Promise<ReadyFrame> {
     try {
-      return await withStartDeadline(
+      const info = await withStartDeadline(
         this.ready,
         timeoutMs,
         () => new Error(`no ready frame within ${timeoutMs} ms`),
       );
+      // The common `ready` shape: node names no Python version.
+      return {
+        type: "ready",
+        pid: info.pid,
+        python: "",
+        implementation: "node",
+        executable: info.node,
+        protocol: 1,
+        cwd: info.cwd,
+      };
     } catch (err) {
       await this.stop(false);
-      throw describeJsStartFailure(err, this.stderrTail);
+      throw describeJsStartFailure(err, this.stderrText);
     }
   }
 
@@ -151,8 +179,8 @@ export class JsKernelProcess {
   }
 
   /** SIGINT to the group: ends a synchronous loop at the top of a cell, and the cell's children like Ctrl-C. */
-  signalInterrupt(): void {
-    if (this.exited) return;
+  signalInterrupt(): boolean {
+    if (this.exited) return false;
     if (this.config.sandboxed) {
       // SIGINT to bwrap would end the sandbox; the group of its init (pid 1 inside, which ignores it) holds
       // the runner and what the cell started, like the group of an unsandboxed kernel.
@@ -161,13 +189,14 @@ export class JsKernelProcess {
       if (init !== undefined) {
         try {
           process.kill(-init, "SIGINT");
+          return true;
         } catch {
           // the sandbox is gone
         }
       }
-      return;
+      return false;
     }
-    if (!this.config.isRemote) signalGroup(this.child, "SIGINT");
+    return !this.config.isRemote && signalGroup(this.child, "SIGINT");
   }
 
   /** Keep the host alive for this process (while a cell runs) or not (idle). */
@@ -180,9 +209,12 @@ export class JsKernelProcess {
   }
 
   /** Ends the process tree: exit frame first when `polite`, else straight to TERM, then KILL. */
-  async stop(polite: boolean): Promise<void> {
+  async stop(polite: boolean): Promise<KernelExit | undefined> {
     this.requested = true;
-    if (this.exited) return;
+    if (this.exited) {
+      await this.gone;
+      return this.exitInfo;
+    }
     await climbKillLadder(
       {
         child: this.child,
@@ -191,6 +223,8 @@ export class JsKernelProcess {
       },
       polite ? {} : { termMs: 200 },
     );
+    if (this.exited) await this.gone;
+    return this.exitInfo;
   }
 
   private onChannel(chunk: Buffer): void {
@@ -215,7 +249,7 @@ export class JsKernelProcess {
 
   private deliver(item: ChannelItem): void {
     if (item.kind === "text" && item.name === "stderr") {
-      this.stderrTail = (this.stderrTail + item.text).slice(-STDERR_TAIL_CHARS);
+      this.stderrText = (this.stderrText + item.text).slice(-STDERR_TAIL_CHARS);
     }
     if (item.kind === "frame" && item.frame.type === "ready") {
       const info = item.frame as unknown as JsReadyInfo;
@@ -250,7 +284,7 @@ export class JsKernelProcess {
       });
     });
     this.merger.flush();
-    const heapCause = HEAP_OOM.test(this.stderrTail)
+    const heapCause = HEAP_OOM.test(this.stderrText)
       ? `out of memory: the V8 heap limit of ${this.config.maxHeapMb} MB was reached`
       : undefined;
     const cgroup = this.config.cgroup;
@@ -261,12 +295,14 @@ export class JsKernelProcess {
       signal === "SIGXCPU" && this.config.cpuSeconds
         ? `CPU time limit ${this.config.cpuSeconds} s reached`
         : undefined;
-    this.config.onExit({
+    this.exitInfo = {
       exitCode,
       signal,
       requested: this.requested && cause === undefined && cpuCause === undefined,
-      stderrTail: this.stderrTail,
+      stderrTail: this.stderrText,
       ...(cause ? { cause, outOfMemory: true } : cpuCause ? { cause: cpuCause } : {}),
-    });
+    };
+    this.config.onExit(this.exitInfo);
+    this.markGone();
   }
 }

@@ -9,7 +9,7 @@ import type { KernelCgroup } from "../../runtime/sandbox-cgroup.js";
 import { prepareKernelLayers } from "../../runtime/sandbox-layers.js";
 import { requireSandboxFeatures } from "../../runtime/sandbox-probe.js";
 import type { ResolvedSandbox } from "../../runtime/sandbox-types.js";
-import { countOwnProcesses } from "../process-tree.js";
+import { countOwnProcesses } from "../process/process-tree.js";
 import { needsHeapFlag } from "./heap-flag.js";
 import { JS_RUNNER_MAIN } from "./js-command.js";
 import { type JsKernelOptions, memoryLimits } from "./js-kernel-options.js";

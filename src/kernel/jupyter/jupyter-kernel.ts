@@ -1,9 +1,10 @@
 // One kernel on a Jupyter server: started by REST, cells over its WebSocket, interrupt and shutdown by REST.
 import { randomUUID } from "node:crypto";
 import { EvalkitError } from "../../errors.js";
-import { CellQueue } from "../cell-queue.js";
+import { CellQueue } from "../client/cell-queue.js";
+import { describeCellDeath } from "../client/exit-classification.js";
 import type { ExecuteOptions, ExecuteOutcome, Kernel, KernelExit } from "../kernel.js";
-import { withStartDeadline } from "../start-deadline.js";
+import { withStartDeadline } from "../process/start-deadline.js";
 import {
   buildMessage,
   type JupyterKernelInfo,
@@ -29,6 +30,8 @@ export interface JupyterKernelOptions {
 
 /** Kernels such as IRkernel and IJulia take seconds to start; a server placing pods takes longer. */
 export const JUPYTER_START_TIMEOUT_MS = 120_000;
+/** The grace after an interrupt before the kernel is deleted, when neither the kernel nor the cell names one. */
+export const JUPYTER_INTERRUPT_GRACE_MS = 5000;
 /** A kernel that has not answered kernel_info yet is asked again this often (it may drop the first ask). */
 const KERNEL_INFO_RETRY_MS = 500;
 
@@ -145,13 +148,20 @@ export class JupyterKernel implements Kernel {
         this.socket?.send(buildMessage("stdin", "input_reply", { value }, this.session, input.header)),
     });
     this.running = cell;
-    // A caller's abort gets the local kernels' ladder: interrupt, then delete the kernel after the grace.
+    // A caller's abort gets the local kernels' ladder: interrupt, then delete the kernel after the grace (the
+    // cell's own, else the kernel's), with the death notice every kernel client gives (exit-classification.ts).
     let escalation: NodeJS.Timeout | undefined;
+    const graceMs = options.interruptGraceMs ?? this.options.interruptGraceMs ?? JUPYTER_INTERRUPT_GRACE_MS;
     const onAbort = () => {
       this.interrupt();
       escalation ??= setTimeout(() => {
-        if (this.running === cell) void this.shutdown();
-      }, this.options.interruptGraceMs ?? 5000);
+        if (this.running !== cell) return;
+        // The cell learns why first: shutdown() would end it as shut down, not as killed after its interrupt.
+        cell.abort(
+          this.classifyDeath({ exitCode: null, signal: null, requested: true, stderrTail: "" }, graceMs),
+        );
+        void this.shutdown();
+      }, graceMs);
     };
     options.signal?.addEventListener("abort", onAbort, { once: true });
     try {
@@ -265,8 +275,8 @@ export class JupyterKernel implements Kernel {
     if (this.exit || this.shuttingDown) return;
     this.socket?.close();
     const running = this.running;
-    this.markExit({ exitCode: null, signal: null, requested: false, stderrTail: "", cause });
-    running?.abort(this.diedError(`${cause} while the cell ran`, false));
+    const exit = this.markExit({ exitCode: null, signal: null, requested: false, stderrTail: "", cause });
+    running?.abort(this.classifyDeath(exit));
   }
 
   private markExit(exit: KernelExit): KernelExit {
@@ -307,6 +317,13 @@ export class JupyterKernel implements Kernel {
 
   private closedError(message: string): EvalkitError {
     return new EvalkitError("KERNEL_CLOSED", message, { url: this.options.rest.baseUrl });
+  }
+
+  /** The death notice of the local kernels (KERNEL_DIED, `killed` after an ignored interrupt), with the server. */
+  private classifyDeath(exit: KernelExit, killedAfterMs?: number): EvalkitError {
+    const err = describeCellDeath(`${this.language} (Jupyter)`, exit, { killedAfterMs });
+    Object.assign(err.details as Record<string, unknown>, { started: true, url: this.options.rest.baseUrl });
+    return err;
   }
 
   private diedError(message: string, killed: boolean): EvalkitError {

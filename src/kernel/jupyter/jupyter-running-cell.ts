@@ -1,5 +1,5 @@
 // One cell on a Jupyter kernel: its execute_request's iopub outputs, reply, stdin requests and end.
-import { CellRecord } from "../cell-record.js";
+import { CellRecord } from "../client/cell-record.js";
 import type { ExecuteOptions, ExecuteOutcome } from "../kernel.js";
 import { type JupyterMessage, toErrorInfo, toKernelOutput } from "./jupyter-messages.js";
 

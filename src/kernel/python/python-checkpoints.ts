@@ -2,8 +2,8 @@
 // and which runner is live (its pid changes at every restore; its death is reported by the root, not an exit).
 import { constants } from "node:os";
 import { EvalkitError } from "../../errors.js";
+import { ReplyWaiters } from "../client/reply-waiters.js";
 import type { CheckpointMemory, CheckpointTaken, KernelCheckpoints } from "../kernel.js";
-import { ReplyWaiters } from "../reply-waiters.js";
 
 type Reply = Record<string, unknown>;
 

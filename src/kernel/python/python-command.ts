@@ -8,8 +8,8 @@ import { buildSandboxArgv } from "../../runtime/sandbox-argv.js";
 import type { KernelLayers } from "../../runtime/sandbox-layers.js";
 import type { SandboxFeatures } from "../../runtime/sandbox-probe.js";
 import type { ResolvedSandbox } from "../../runtime/sandbox-types.js";
-import { countOwnProcesses } from "../process-tree.js";
-import { quoteForShell, shouldShellQuote } from "../shell-quote.js";
+import { countOwnProcesses } from "../process/process-tree.js";
+import { quoteForShell, shouldShellQuote } from "../process/shell-quote.js";
 import type { PythonKernelOptions } from "./python-kernel-options.js";
 import { RUNNER_LOADER, RUNNER_PS_LABEL } from "./runner-bundle.js";
 

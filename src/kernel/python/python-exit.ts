@@ -1,12 +1,9 @@
-// Why a Python kernel ended, in words: a lost launcher connection, a resource limit, the runner's last stderr.
+// Why a Python kernel ended or did not start, in words: a lost launcher connection, a resource limit, a failed spawn.
 import { basename } from "node:path";
 import { EvalkitError } from "../../errors.js";
 import type { KernelCgroup } from "../../runtime/sandbox-cgroup.js";
 import type { ResourceLimits } from "../../runtime/sandbox-types.js";
-import { describeCgroupOom } from "../sandbox-exit.js";
-
-/** How much of the runner's stderr a kernel keeps for its death notice. */
-export const STDERR_TAIL_BYTES = 8192;
+import { describeCgroupOom } from "../process/sandbox-exit.js";
 
 /** ssh exits with 255 for its own failures (connection refused, dropped, auth): the far side is unreachable. */
 export function describeLostConnection(
@@ -30,13 +27,6 @@ export function describeLimitDeath(
   if (limits.memoryMb)
     return `possibly out of memory: the kernel ran under a memory limit ${limits.memoryMb} MB`;
   return undefined;
-}
-
-/** The last five lines of the runner's stderr, on a line of their own, or nothing. */
-export function summarizeStderr(tail: string): string {
-  const trimmed = tail.trim();
-  if (!trimmed) return "";
-  return `\n${trimmed.split("\n").slice(-5).join("\n")}`;
 }
 
 /** The error for a kernel process that could not be spawned at all. */

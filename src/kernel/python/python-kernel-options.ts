@@ -1,6 +1,6 @@
 // PythonKernel's constructor options, their defaults, and what the runner reports about itself at start-up.
 import type { ResolvedSandbox, ResourceLimits } from "../../runtime/sandbox-types.js";
-import type { ReadyFrame } from "../runner-frames.js";
+import type { ReadyFrame } from "../wire/runner-frames.js";
 
 /** {@link PythonKernelOptions.startTimeoutMs} when none is given. */
 export const PYTHON_START_TIMEOUT_MS = 15_000;

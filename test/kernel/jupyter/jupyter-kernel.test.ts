@@ -136,6 +136,29 @@ describe.runIf(isJupyterIntegration && found.length > 0).each(found)(
       expect(exits[0]).toMatchObject({ requested: false, cause: "the kernel was shut down on the server" });
     }, 30_000);
 
+    it("deletes a kernel whose cell ignores the interrupt after the cell's grace, as killed (the local kernels' notice)", async () => {
+      const other = createJupyterServer({ url: server.url, token: server.token }).createKernel(
+        "python3",
+        "py",
+      );
+      await other.start();
+      const started = Date.now();
+      const err = await other
+        .execute("import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True: pass", {
+          signal: AbortSignal.timeout(300),
+          interruptGraceMs: 300,
+        })
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect(isEvalkitError(err, "KERNEL_DIED")).toBe(true);
+      expect(isEvalkitError(err) && err.message).toContain("did not stop within 300 ms of the interrupt");
+      expect(isEvalkitError(err) && err.details).toMatchObject({ killed: true, stateLost: true });
+      expect(other.isAlive).toBe(false);
+    }, 30_000);
+
     it("deletes its kernel on the server at shutdown", async () => {
       const other = createJupyterServer({ url: server.url, token: server.token }).createKernel(
         "python3",

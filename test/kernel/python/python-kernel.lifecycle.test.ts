@@ -178,7 +178,7 @@ describe("PythonKernel lifecycle", () => {
     await kernel.execute("import subprocess\nchild = subprocess.Popen(['sleep', '314'])");
     const pid = kernel.pid!;
     // Simulate the host vanishing: close the protocol pipe without any exit request.
-    (kernel as unknown as { process: { child: { stdin: { end(): void } } } }).process.child.stdin.end();
+    (kernel as unknown as { connection: { child: { stdin: { end(): void } } } }).connection.child.stdin.end();
     expect(await waitFor(() => !isProcessAlive(pid) && findProcesses("sleep", "314").length === 0)).toBe(
       true,
     );

@@ -190,7 +190,7 @@ describe.skipIf(noSandbox !== "")(`the sandbox, from inside a cell ${noSandbox}`
       },
     );
     await expect(stuck).rejects.toMatchObject({ code: "KERNEL_DIED" });
-    const { findTaggedProcesses } = await import("../../../src/kernel/process-tree.js");
+    const { findTaggedProcesses } = await import("../../../src/kernel/process/process-tree.js");
     await vi.waitFor(() => expect(findTaggedProcesses(text(tag).trim())).toEqual([]), { timeout: 5000 });
   });
 

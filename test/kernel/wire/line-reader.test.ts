@@ -2,9 +2,9 @@
 
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { isEvalkitError } from "../../src/errors.js";
-import { LineReader } from "../../src/kernel/line-reader.js";
-import { decodeRunnerFrame } from "../../src/kernel/runner-frames.js";
+import { isEvalkitError } from "../../../src/errors.js";
+import { LineReader } from "../../../src/kernel/wire/line-reader.js";
+import { decodeRunnerFrame } from "../../../src/kernel/wire/runner-frames.js";
 
 function splitAt(buffer: Buffer, cuts: number[]): Buffer[] {
   const points = [...new Set(cuts.map((c) => c % (buffer.length + 1)))].sort((a, b) => a - b);

@@ -1,6 +1,6 @@
 // bwrap reports a sandboxed process killed by a signal as exit code 128+N; kernels report the signal instead.
 import { constants } from "node:os";
-import type { KernelCgroup } from "../runtime/sandbox-cgroup.js";
+import type { KernelCgroup } from "../../runtime/sandbox-cgroup.js";
 
 /** The notice of a kernel whose cgroup ran out of memory: certain, and it names what counts. */
 export function describeCgroupOom(cgroup: KernelCgroup): string {

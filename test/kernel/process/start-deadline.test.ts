@@ -1,7 +1,7 @@
 // A kernel's start-up gets the runner's `ready`, or the kernel's own error once the deadline passes.
 
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { withStartDeadline } from "../../src/kernel/start-deadline.js";
+import { withStartDeadline } from "../../../src/kernel/process/start-deadline.js";
 
 afterEach(() => {
   vi.useRealTimers();

@@ -2,8 +2,8 @@
 
 import { describe, expect, it } from "vitest";
 import type { KernelOutput } from "../../../src/contracts/outputs.js";
-import { CellRecord } from "../../../src/kernel/cell-record.js";
-import { STRAY_LIMIT_CHARS, StrayOutput } from "../../../src/kernel/js/stray-output.js";
+import { CellRecord } from "../../../src/kernel/client/cell-record.js";
+import { STRAY_LIMIT_CHARS, StrayOutput } from "../../../src/kernel/client/stray-output.js";
 
 function recordSeeing(seen: KernelOutput[]): CellRecord {
   return new CellRecord("c1", { onOutput: (output) => seen.push(output) });

@@ -1,8 +1,8 @@
 // The byte-level stream decoder: whenever it answers, JSON.parse gives the same frame and the text is plain.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { decodePlainStreamLine } from "../../src/kernel/plain-stream-line.js";
-import { decodeRunnerFrame, isPlainStreamLine } from "../../src/kernel/runner-frames.js";
+import { decodePlainStreamLine } from "../../../src/kernel/wire/plain-stream-line.js";
+import { decodeRunnerFrame, isPlainStreamLine } from "../../../src/kernel/wire/runner-frames.js";
 
 const PLAIN = /^[\t\n\x20-\x7e]*$/;
 

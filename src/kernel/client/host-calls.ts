@@ -1,7 +1,7 @@
 // Answers a runner's `call` frame (the bridge: completion(), agent(), tool.*) with the host's handler.
-import { whyNotEncodable } from "../contracts/kernel-values.js";
-import { EvalkitError } from "../errors.js";
-import type { ExecuteOptions } from "./kernel.js";
+import { whyNotEncodable } from "../../contracts/kernel-values.js";
+import { EvalkitError } from "../../errors.js";
+import type { ExecuteOptions } from "../kernel.js";
 
 /**
  * The `reply` frame for one call: the handler's value, or its error by name and message. Never throws: a value

@@ -1,7 +1,7 @@
 // A kernel's cells run one at a time, in order, and a failed cell does not hold up the next.
 
 import { describe, expect, it } from "vitest";
-import { CellQueue } from "../../src/kernel/cell-queue.js";
+import { CellQueue } from "../../../src/kernel/client/cell-queue.js";
 
 function deferred<T>() {
   let resolve!: (value: T) => void;

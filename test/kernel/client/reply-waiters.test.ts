@@ -1,7 +1,7 @@
 // Requests waiting for the runner's reply get it once, by id; when the kernel is gone each gets its own neutral reply.
 
 import { describe, expect, it, vi } from "vitest";
-import { ReplyWaiters } from "../../src/kernel/reply-waiters.js";
+import { ReplyWaiters } from "../../../src/kernel/client/reply-waiters.js";
 
 describe("ReplyWaiters", () => {
   it("answers the waiter of the reply's id, once", () => {

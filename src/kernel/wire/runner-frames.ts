@@ -1,10 +1,10 @@
 // The runner's wire frames (docs/protocol.md): decoding with validation, and encoding host requests.
 
 import { isAscii } from "node:buffer";
-import type { CellUsage } from "../contracts/cell-result.js";
-import { boundDepth, SHALLOW_LINE_CHARS } from "../contracts/kernel-values.js";
-import type { KernelOutput, MimeBundle } from "../contracts/outputs.js";
-import { EvalkitError } from "../errors.js";
+import type { CellUsage } from "../../contracts/cell-result.js";
+import { boundDepth, SHALLOW_LINE_CHARS } from "../../contracts/kernel-values.js";
+import type { KernelOutput, MimeBundle } from "../../contracts/outputs.js";
+import { EvalkitError } from "../../errors.js";
 import type {
   CallFrame,
   CancelCallFrame,
@@ -17,7 +17,7 @@ import type {
   ProtocolErrorFrame,
   StartedFrame,
   StreamFrame,
-} from "../protocol/runner-frames.js";
+} from "../../protocol/runner-frames.js";
 
 export interface ReadyFrame {
   type: "ready";
@@ -152,7 +152,8 @@ function decodeFrameObject(frame: unknown, line: FrameText, mayBeDeep: boolean):
       return {
         type: "ready",
         pid: numberOf(frame.pid),
-        python: str(frame, "python", line),
+        // Only the Python runner names a Python version: other runners (JS, Perl...) leave it out.
+        python: textOf(frame.python, ""),
         implementation: textOf(frame.implementation, "cpython"),
         executable: textOf(frame.executable, ""),
         protocol: numberOf(frame.protocol),

@@ -1,7 +1,7 @@
 // The plain-stream hint: a raw frame line marked plain always decodes to printable ASCII plus \n and \t.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { decodeRunnerFrame, isPlainStreamLine } from "../../src/kernel/runner-frames.js";
+import { decodeRunnerFrame, isPlainStreamLine } from "../../../src/kernel/wire/runner-frames.js";
 
 const PLAIN = /^[\t\n\x20-\x7e]*$/;
 

@@ -1,8 +1,8 @@
 // The one place a kernel keeps a running cell's outputs: passed on live, retained with a bound on stream text.
-import type { CellUsage } from "../contracts/cell-result.js";
-import type { CellErrorInfo, KernelOutput } from "../contracts/outputs.js";
-import { DisplayRetention } from "../output/display-retention.js";
-import type { ExecuteOptions, ExecuteOutcome } from "./kernel.js";
+import type { CellUsage } from "../../contracts/cell-result.js";
+import type { CellErrorInfo, KernelOutput } from "../../contracts/outputs.js";
+import { DisplayRetention } from "../../output/display-retention.js";
+import type { ExecuteOptions, ExecuteOutcome } from "../kernel.js";
 
 /** Stream text a cell keeps in `outcome.outputs` unless the kernel is told otherwise (1 MiB). */
 export const DEFAULT_RETAIN_STREAM_BYTES = 1024 * 1024;
@@ -27,6 +27,8 @@ export class CellRecord {
     if (output.type === "error")
       this.error = { ename: output.ename, evalue: output.evalue, traceback: output.traceback };
     this.options.onOutput?.(output);
+    // The caller keeps what it receives (`retainOutputs: false`): the cell's output is retained once, there.
+    if (this.options.retainOutputs === false) return;
     if (output.type !== "stream") {
       // Displays are bounded too: a loop of large displays must not grow the host.
       this.displays.keep(output);

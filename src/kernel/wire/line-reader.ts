@@ -1,6 +1,6 @@
 // Splits a byte stream into newline-terminated lines with a hard length bound, whatever the chunking.
 
-import { EvalkitError } from "../errors.js";
+import { EvalkitError } from "../../errors.js";
 
 /** Default bound on one protocol line: an image frame is a few MB; anything near this is an attack or a bug. */
 export const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024;

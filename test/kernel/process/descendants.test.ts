@@ -1,8 +1,12 @@
 // Walking and killing the tree below a live process through /proc: what the kill ladder does before TERM and KILL.
 import { type ChildProcess, spawn } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
-import { findDescendants, killDescendants, killOutsideGroup } from "../../src/kernel/descendants.js";
-import { isProcessAlive, waitFor } from "../helpers/processes.js";
+import {
+  findDescendants,
+  killDescendants,
+  killOutsideGroup,
+} from "../../../src/kernel/process/descendants.js";
+import { isProcessAlive, waitFor } from "../../helpers/processes.js";
 
 const started: ChildProcess[] = [];
 afterEach(() => {
