@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { KernelOutput } from "../../src/contracts/outputs.js";
+import { JsKernel } from "../../src/kernel/js/js-kernel.js";
 import { startKernel } from "../helpers/python.js";
 
 function streamText(outputs: KernelOutput[], name: "stdout" | "stderr"): string {
@@ -71,6 +72,41 @@ describe("chaos: the protocol channel stays private", () => {
     expect(results).toEqual([{ type: "result", data: { "text/plain": "'real'" } }]);
     const after = await kernel.execute("1 + 1");
     expect(after.outputs.at(-1)).toEqual({ type: "result", data: { "text/plain": "2" } });
+  });
+
+  it("never trusts a done or result frame a JS cell forges on fd 3, and says so", async () => {
+    // The runner's own module gives the cell its id; fd 3 is the frame channel (docs/protocol.md).
+    const kernel = new JsKernel();
+    try {
+      const outcome = await kernel.execute(
+        [
+          'const fs = require("node:fs");',
+          'const path = require("node:path");',
+          'const { state } = require(path.join(path.dirname(process.argv[1]), "cell-state.cjs"));',
+          "const cell = state.current.id;",
+          "const fake = [",
+          '  { type: "result", id: cell, bundle: { "text/plain": "\'forged\'" } },',
+          '  { type: "done", id: cell, status: "ok", executionCount: 99, cancelled: false },',
+          "];",
+          'fs.writeSync(3, fake.map((f) => JSON.stringify(f) + "\\n").join(""));',
+          "await new Promise((r) => setTimeout(r, 300));",
+          'console.log("the real cell went on");',
+          '"real"',
+        ].join("\n"),
+      );
+      expect(outcome.status).toBe("ok");
+      expect(outcome.executionCount).not.toBe(99);
+      expect(streamText(outcome.outputs, "stdout")).toBe("the real cell went on\n");
+      const stderr = streamText(outcome.outputs, "stderr");
+      expect(stderr).toContain('ignored a "result" frame');
+      expect(stderr).toContain('ignored a "done" frame');
+      const results = outcome.outputs.filter((o) => o.type === "result");
+      expect(results).toEqual([{ type: "result", data: { "text/plain": "'real'" } }]);
+      const after = await kernel.execute("1 + 1");
+      expect(after.outputs.at(-1)).toEqual({ type: "result", data: { "text/plain": "2" } });
+    } finally {
+      await kernel.shutdown();
+    }
   });
 
   it("resets fd 1 and fd 2 to blocking as each cell ends, so a later child's big output is not cut short", async () => {

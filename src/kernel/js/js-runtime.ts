@@ -22,8 +22,8 @@ export class JsRuntime implements RuntimeDescription {
   readonly interruptGraceMs = JS_INTERRUPT_GRACE_MS;
   readonly startTimeoutMs: number;
   readonly retainStreamBytes: number | undefined;
-  // fd 3 is private to the runner (a cell cannot write it), so outcome frames need no secret.
-  readonly echoesNonce = false;
+  // A cell runs in node's own process and can write fd 3 (`fs.writeSync(3, …)`): outcome frames carry the secret.
+  readonly echoesNonce = true;
   readonly hasIsComplete = false;
   readonly restartsOnExecute = true;
   readonly countsCellsOnHost = true;
@@ -58,7 +58,7 @@ export class JsRuntime implements RuntimeDescription {
               false,
             );
           } catch {
-            // only the runner writes fd 3: a frame it cannot have meant is dropped
+            // a frame no runner sends (a cell wrote fd 3): dropped
           }
         },
         onExit: (exit) => events.onExit(exit),
@@ -93,6 +93,7 @@ export class JsRuntime implements RuntimeDescription {
       lineOffset: rewritten.lineOffset,
       filename,
       executionCount: cell.executionCount,
+      ...(cell.nonce !== undefined ? { nonce: cell.nonce } : {}),
       ...(options.silent ? { silent: true } : {}),
       ...(options.cwd !== undefined ? { cwd: path.resolve(this.cwd, options.cwd) } : {}),
       ...(options.env ? { env: options.env } : {}),
