@@ -73,12 +73,12 @@ export function commonJsOptions({ entry, outfile }) {
   };
 }
 
-/** dist/charts.cjs: Vega and Vega-Lite bundled to CommonJS (src/output/chart-raster.ts requires it lazily). */
+/** dist/charts.cjs: Vega and Vega-Lite bundled to CommonJS (src/output/display/chart-raster.ts requires it lazily). */
 export function chartsOptions() {
   return {
     ...COMMON_OPTIONS,
     external: [],
-    entryPoints: ["src/output/chart-vega.ts"],
+    entryPoints: ["src/output/display/chart-vega.ts"],
     outfile: "dist/charts.cjs",
     format: "cjs",
     sourcemap: false,

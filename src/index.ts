@@ -64,27 +64,27 @@ export type { RuntimeKernelOptions } from "./kernel/runtimes/protocol-runtime.js
 /** A kernel of a described protocol runner, on its own (sessions and the tool make theirs from `runtimes`). */
 export { createRuntimeKernel } from "./kernel/runtimes/protocol-runtime.js";
 /** Artifact ids and `artifact://` URIs. */
-export { formatArtifactUri, parseArtifactId, resolveArtifactDir } from "./output/artifact-ids.js";
-export type { ArtifactInfo, ArtifactStore, ArtifactStoreOptions } from "./output/artifact-store.js";
+export { formatArtifactUri, parseArtifactId, resolveArtifactDir } from "./output/artifacts/artifact-ids.js";
+export type { ArtifactInfo, ArtifactStore, ArtifactStoreOptions } from "./output/artifacts/artifact-store.js";
 /** The artifact store: read full outputs back by byte range, list, prune. */
-export { createArtifactStore, listArtifacts, readArtifact } from "./output/artifact-store.js";
+export { createArtifactStore, listArtifacts, readArtifact } from "./output/artifacts/artifact-store.js";
 /** HTML → markdown as the model view uses it (GFM tables). */
-export { convertHtmlToMarkdown } from "./output/display-html.js";
-export type { DisplayImage, DisplayParts, DisplayRenderOptions } from "./output/display-render.js";
+export { convertHtmlToMarkdown } from "./output/display/display-html.js";
+export type { DisplayImage, DisplayParts, DisplayRenderOptions } from "./output/display/display-render.js";
 /** MIME bundle → model text (markdown > plain > HTML via turndown), images, JSON, status events. */
-export { collectDisplayParts, renderBundleText, renderOutputText } from "./output/display-render.js";
+export { collectDisplayParts, renderBundleText, renderOutputText } from "./output/display/display-render.js";
 /** MIME bundle → what a person at a terminal reads: IPython's text/plain unless it is a bare default repr. */
-export { renderBundleTextForTerminal } from "./output/display-render.js";
+export { renderBundleTextForTerminal } from "./output/display/display-render.js";
 /** Applies display-id updates and clear_output to a list of outputs, giving the latest state. */
-export { applyDisplayUpdates, toCellOutputs } from "./output/display-updates.js";
-export type { OutputSinkOptions, OutputSinkResult } from "./output/output-sink.js";
+export { applyDisplayUpdates, toCellOutputs } from "./output/display/display-updates.js";
+export type { OutputSinkOptions, OutputSinkResult } from "./output/streams/output-sink.js";
 // Output: bounded text, artifacts, redaction, display bundles
 /** Streams a cell's text into a bounded model view plus a raw artifact. */
-export { createOutputSink, OutputSink } from "./output/output-sink.js";
+export { createOutputSink, OutputSink } from "./output/streams/output-sink.js";
 /** Replaces secret values with `[REDACTED:NAME]`, whole-text or streaming. */
-export { createRedactor, createStreamRedactor } from "./output/redact.js";
+export { createRedactor, createStreamRedactor } from "./output/streams/redact.js";
 /** Sanitises text for a model: CRLF, `\r` progress collapse, ANSI/control characters. */
-export { sanitizeText } from "./output/sanitize.js";
+export { sanitizeText } from "./output/streams/sanitize.js";
 /** Whether to colour a stream (isTTY, NO_COLOR, TERM, FORCE_COLOR). */
 export { shouldUseColor } from "./render/color.js";
 export type { InteractiveRenderOptions } from "./render/interactive-render.js";

@@ -89,6 +89,29 @@ describe("architecture", () => {
     expect(violations).toEqual([]);
   });
 
+  it("keeps output in its three folders: streams over artifacts, display on its own", () => {
+    // streams/ (the sink, its window, redaction, the retained budget) spills to artifacts/ (the store and its
+    // files); display/ (bundles, HTML, images, charts) stands alone; nothing sits loose at output/'s root.
+    const OUTPUT = join(SRC, "output");
+    const folderOf = (file: string) => relative(OUTPUT, file).split(sep)[0] ?? "";
+    const allowed: Record<string, string[]> = { streams: ["artifacts"], artifacts: [], display: [] };
+    const files = readdirSync(OUTPUT, { withFileTypes: true });
+    expect(files.filter((entry) => !entry.isDirectory()).map((entry) => entry.name)).toEqual([]);
+    expect(new Set(files.map((entry) => entry.name))).toEqual(new Set(Object.keys(allowed)));
+    const violations: string[] = [];
+    for (const file of sourceFiles(OUTPUT)) {
+      const from = folderOf(file);
+      for (const match of readFileSync(file, "utf8").matchAll(/from\s+["'](\.[^"']+)["']/g)) {
+        const target = resolve(file, "..", match[1] ?? "");
+        if (!target.startsWith(OUTPUT)) continue;
+        const to = folderOf(target);
+        if (to !== from && !allowed[from]?.includes(to))
+          violations.push(`${relative(SRC, file)} -> ${relative(SRC, target)}`);
+      }
+    }
+    expect(violations).toEqual([]);
+  });
+
   it("keeps the render and output layers free of process work", () => {
     const offenders = sourceFiles(SRC)
       .filter((file) => ["render", "output"].includes(layerOf(file)))

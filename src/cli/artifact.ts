@@ -1,6 +1,6 @@
 // `evalkit artifact ID`: print a stored full output (byte-exact), whole or a byte range of it.
 import { isEvalkitError } from "../errors.js";
-import { MAX_READ_LIMIT, readArtifact } from "../output/artifact-read.js";
+import { MAX_READ_LIMIT, readArtifact } from "../output/artifacts/artifact-read.js";
 import { type CommandIo, formatUsageError, parseCommandArgs, readNumberOption, UsageError } from "./args.js";
 
 export const ARTIFACT_USAGE = `usage: evalkit artifact ID [--offset N] [--limit N] [--dir DIR]

@@ -1,7 +1,7 @@
 // `evalkit exec` text mode: prints each cell's output as it is produced, saves images to files, then notices.
 import type { CellLanguage, CellResult } from "../contracts/cell-result.js";
 import { type MimeBundle, STATUS_MIME } from "../contracts/outputs.js";
-import { renderBundleTextForTerminal } from "../output/display-render.js";
+import { renderBundleTextForTerminal } from "../output/display/display-render.js";
 import { collectNotices } from "../render/notices.js";
 import { stripAnsi } from "../text/ansi.js";
 import type { EvalOutputEvent, EvalProgress } from "../tool/run-call.js";

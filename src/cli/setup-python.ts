@@ -1,7 +1,7 @@
 // `evalkit setup python`: create the managed venv ($EVALKIT_HOME/python-env) from the best interpreter found.
 import { spawn } from "node:child_process";
 import { isEvalkitError } from "../errors.js";
-import { makeDirectory } from "../output/make-directory.js";
+import { makeDirectory } from "../output/artifacts/make-directory.js";
 import { filterEnv } from "../runtime/env-filter.js";
 import { resolveEvalkitHome } from "../runtime/evalkit-home.js";
 import { binDirOfPrefix, findInterpreterInPrefix, isDirectory } from "../runtime/find-executable.js";

@@ -8,8 +8,8 @@ import {
   type Resource,
 } from "@modelcontextprotocol/sdk/types.js";
 import { EvalkitError, isEvalkitError } from "../errors.js";
-import { formatArtifactUri } from "../output/artifact-ids.js";
-import { listArtifacts, MAX_READ_LIMIT, readArtifact } from "../output/artifact-store.js";
+import { formatArtifactUri } from "../output/artifacts/artifact-ids.js";
+import { listArtifacts, MAX_READ_LIMIT, readArtifact } from "../output/artifacts/artifact-store.js";
 import { invalidParams, ProtocolError, RESOURCE_NOT_FOUND } from "./protocol-error.js";
 
 export { RESOURCE_NOT_FOUND } from "./protocol-error.js";

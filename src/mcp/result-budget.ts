@@ -4,7 +4,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { EvalDetails } from "../contracts/cell-result.js";
 import type { CellErrorInfo, CellOutput } from "../contracts/outputs.js";
-import { formatByteSize } from "../output/display-images.js";
+import { formatByteSize } from "../output/display/display-images.js";
 import { cutIndex, keepEnds } from "../text/text-lines.js";
 
 /** Base64 characters of image blocks in one result; later images are replaced by a note. */

@@ -2,7 +2,7 @@
 import * as z from "zod";
 import { lazySchema, PARSE_ONCE } from "../contracts/lazy-schema.js";
 import { EvalkitError } from "../errors.js";
-import { resolveArtifactDir } from "../output/artifact-ids.js";
+import { resolveArtifactDir } from "../output/artifacts/artifact-ids.js";
 import { checkSandboxLayout } from "../runtime/sandbox-argv.js";
 import { firstIssueField, formatZodIssues } from "../tool/format-issues.js";
 import { type EvalToolOptions, type ResolvedToolOptions, resolveToolOptions } from "../tool/tool-options.js";

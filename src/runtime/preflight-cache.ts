@@ -1,7 +1,7 @@
 // Remembers successful preflights: in-process (a Map) and across processes in $EVALKIT_HOME/cache, keyed by file identity.
 import { readFileSync, realpathSync, renameSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { makeDirectory } from "../output/make-directory.js";
+import { makeDirectory } from "../output/artifacts/make-directory.js";
 import type { PreflightInfo } from "./preflight.js";
 
 /** The stored part of a preflight answer. */

@@ -1,8 +1,8 @@
 // What a cell's outcome is made of: timeout/cancel classification, notices, the outputs a library caller keeps.
 import type { KernelOutput } from "../contracts/outputs.js";
 import type { ExecuteOutcome, KernelExit } from "../kernel/kernel.js";
-import { DisplayRetention } from "../output/display-retention.js";
-import { RETAINED_STREAM_CHARS } from "../output/retained-budget.js";
+import { DisplayRetention } from "../output/display/display-retention.js";
+import { RETAINED_STREAM_CHARS } from "../output/streams/retained-budget.js";
 import { type CellWatchdog, describeTimeout } from "./cell-watchdog.js";
 import type { SessionCellOutcome } from "./session-types.js";
 

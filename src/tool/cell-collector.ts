@@ -2,8 +2,8 @@
 // and the structured outputs for `details` (redacted, stream text capped so memory stays bounded).
 import type { TruncationInfo } from "../contracts/cell-result.js";
 import type { CellOutput, KernelOutput, MimeBundle, StreamOutput } from "../contracts/outputs.js";
-import type { ArtifactStore } from "../output/artifact-store.js";
-import { listBundleImageTypes } from "../output/display-images.js";
+import type { ArtifactStore } from "../output/artifacts/artifact-store.js";
+import { listBundleImageTypes } from "../output/display/display-images.js";
 import {
   collectDisplayParts,
   DEFAULT_MAX_IMAGE_BYTES,
@@ -11,23 +11,23 @@ import {
   type DisplayRenderOptions,
   renderBundleText,
   takeDisplayImage,
-} from "../output/display-render.js";
-import { DisplayRetention } from "../output/display-retention.js";
-import { toCellOutput } from "../output/display-updates.js";
+} from "../output/display/display-render.js";
+import { DisplayRetention } from "../output/display/display-retention.js";
+import { toCellOutput } from "../output/display/display-updates.js";
 import {
   emptySinkResult,
   OutputSink,
   type OutputSinkOptions,
   type OutputSinkResult,
-} from "../output/output-sink.js";
+} from "../output/streams/output-sink.js";
 import {
   createRedactor,
   createStreamRedactor,
   MIN_SECRET_LENGTH,
   type SecretValue,
   type StreamRedactor,
-} from "../output/redact.js";
-import { RETAINED_STREAM_CHARS } from "../output/retained-budget.js";
+} from "../output/streams/redact.js";
+import { RETAINED_STREAM_CHARS } from "../output/streams/retained-budget.js";
 import { boundErrorInfo, redactDeep } from "./details-redaction.js";
 import { applyFinalState } from "./final-state-view.js";
 import type { EvalOutputOptions } from "./tool-options.js";

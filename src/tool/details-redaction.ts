@@ -2,7 +2,7 @@
 // exception is not copied into details whole.
 import { MAX_VALUE_DEPTH, TOO_DEEP_MARKER } from "../contracts/kernel-values.js";
 import { type CellErrorInfo, STATUS_MIME } from "../contracts/outputs.js";
-import type { Redactor } from "../output/redact.js";
+import type { Redactor } from "../output/streams/redact.js";
 import { clampLine, keepEnds } from "../text/text-lines.js";
 
 /** Longest error string kept in `details` (the cell's text and artifact keep the whole traceback). */

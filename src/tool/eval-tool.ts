@@ -2,7 +2,7 @@
 import type { CellLanguage, CheckpointDetails } from "../contracts/cell-result.js";
 import { EvalkitError } from "../errors.js";
 import type { JupyterServer } from "../kernel/jupyter/jupyter-server.js";
-import { type ArtifactStore, createArtifactStore } from "../output/artifact-store.js";
+import { type ArtifactStore, createArtifactStore } from "../output/artifacts/artifact-store.js";
 import type { CellTimeLimits } from "../session/cell-timing.js";
 import { ConcurrencyLimiter } from "../session/concurrency-limiter.js";
 import { SessionManager } from "../session/session-manager.js";

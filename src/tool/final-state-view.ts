@@ -1,7 +1,7 @@
 // The model's view of a cell whose displays were updated or cleared: the final state (as a notebook shows it),
 // also when the output was truncated, with the artifact of the output as it happened still named.
-import type { DisplayParts } from "../output/display-render.js";
-import { OutputSink, type OutputSinkOptions, type OutputSinkResult } from "../output/output-sink.js";
+import type { DisplayParts } from "../output/display/display-render.js";
+import { OutputSink, type OutputSinkOptions, type OutputSinkResult } from "../output/streams/output-sink.js";
 import type { CollectedCell } from "./cell-collector.js";
 
 /**

@@ -1,7 +1,7 @@
 // What a model reads from an eval call: one text block per cell under a `[i/n] title` header, then its images.
 import type { CellResult, CellStatus } from "../contracts/cell-result.js";
-import { MODEL_IMAGE_TYPES } from "../output/display-images.js";
-import type { DisplayImage } from "../output/display-render.js";
+import { MODEL_IMAGE_TYPES } from "../output/display/display-images.js";
+import type { DisplayImage } from "../output/display/display-render.js";
 
 /** A text block. */
 export interface EvalTextContent {

@@ -2,10 +2,10 @@
 import type { CellLanguage, CellResult, CheckpointDetails, EvalDetails } from "../contracts/cell-result.js";
 import type { CellErrorInfo, CellOutput } from "../contracts/outputs.js";
 import { EvalkitError, isEvalkitError } from "../errors.js";
-import type { ArtifactStore } from "../output/artifact-store.js";
-import { hasRasterWork, rasteriseImages } from "../output/chart-raster.js";
-import type { DisplayImage } from "../output/display-render.js";
-import type { SecretValue } from "../output/redact.js";
+import type { ArtifactStore } from "../output/artifacts/artifact-store.js";
+import { hasRasterWork, rasteriseImages } from "../output/display/chart-raster.js";
+import type { DisplayImage } from "../output/display/display-render.js";
+import type { SecretValue } from "../output/streams/redact.js";
 import type { CellTimeLimits } from "../session/cell-timing.js";
 import type { SessionCall } from "../session/session-call.js";
 import type { ResolvedCellRequest, SessionCellOutcome } from "../session/session-types.js";

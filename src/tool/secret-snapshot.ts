@@ -1,6 +1,6 @@
 // The secrets one call redacts: read from the host's environment at every call (a secret set a moment ago is
 // hidden), and only when some text is long enough to hold one, so a short result (`2`) never reads them.
-import { createRedactor, type Redactor } from "../output/redact.js";
+import { createRedactor, type Redactor } from "../output/streams/redact.js";
 import { collectSecretValues, type SecretValue } from "../runtime/env-filter.js";
 
 /** One call's secrets, read when first needed (never for a call whose output is shorter than any secret). */

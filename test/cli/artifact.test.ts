@@ -3,7 +3,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runArtifact } from "../../src/cli/artifact.js";
-import { createArtifactStore } from "../../src/output/artifact-store.js";
+import { createArtifactStore } from "../../src/output/artifacts/artifact-store.js";
 import { captureIo } from "../tool/capture-io.js";
 import { cleanupTools, makeTempDir } from "../tool/tool-helpers.js";
 

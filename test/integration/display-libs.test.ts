@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import type { DisplayOutput, KernelOutput } from "../../src/contracts/outputs.js";
 import type { PythonKernel } from "../../src/kernel/python/python-kernel.js";
-import { collectDisplayParts } from "../../src/output/display-render.js";
+import { collectDisplayParts } from "../../src/output/display/display-render.js";
 import { librarySkipReason, titleWithSkip } from "../helpers/libraries.js";
 import { DEBIAN_PYTHON, startKernel } from "../helpers/python.js";
 

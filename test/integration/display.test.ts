@@ -6,8 +6,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { DisplayOutput, KernelOutput } from "../../src/contracts/outputs.js";
 import { STATUS_MIME } from "../../src/contracts/outputs.js";
-import { collectDisplayParts } from "../../src/output/display-render.js";
-import { toCellOutputs } from "../../src/output/display-updates.js";
+import { collectDisplayParts } from "../../src/output/display/display-render.js";
+import { toCellOutputs } from "../../src/output/display/display-updates.js";
 import { startKernel } from "../helpers/python.js";
 
 const REPRS = `

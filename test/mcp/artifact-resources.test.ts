@@ -12,7 +12,7 @@ import {
   ServerArtifacts,
 } from "../../src/mcp/artifact-resources.js";
 import { ProtocolError } from "../../src/mcp/protocol-error.js";
-import { createArtifactStore } from "../../src/output/artifact-store.js";
+import { createArtifactStore } from "../../src/output/artifacts/artifact-store.js";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "evalkit-mcp-art-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

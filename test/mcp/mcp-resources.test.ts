@@ -2,7 +2,7 @@
 import path from "node:path";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createArtifactStore } from "../../src/output/artifact-store.js";
+import { createArtifactStore } from "../../src/output/artifacts/artifact-store.js";
 import { librarySkipReason, titleWithSkip } from "../helpers/libraries.js";
 import { buildCli, callEval, closeServers, DEBIAN_PYTHON, startServer, textOf } from "./mcp-helpers.js";
 

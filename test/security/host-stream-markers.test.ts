@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { ARTIFACT_SUFFIX } from "../../src/output/artifact-scan.js";
+import { ARTIFACT_SUFFIX } from "../../src/output/artifacts/artifact-scan.js";
 import { createEvalTool, type EvalTool } from "../../src/tool/eval-tool.js";
 
 const work = mkdtempSync(path.join(tmpdir(), "evalkit-markers-"));

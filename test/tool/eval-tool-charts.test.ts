@@ -1,7 +1,7 @@
 // What a person sees, the model sees: SVG, Vega-Lite/Altair charts as PNG image blocks, plotly figures as a short
 // summary, progress bars as their final state, through the eval tool's content.
 import { afterEach, describe, expect, it } from "vitest";
-import { readArtifact } from "../../src/output/artifact-read.js";
+import { readArtifact } from "../../src/output/artifacts/artifact-read.js";
 import { DEBIAN_PYTHON, findCurrentLegPython } from "../helpers/interpreters.js";
 import { librarySkipReason, titleWithSkip } from "../helpers/libraries.js";
 import { ALTAIR_CELL, PLOTLY_CELL, pngBlocks, SVG_CELL, VEGA_LITE_CELL } from "./chart-cells.js";

@@ -1,6 +1,6 @@
 // The eval tool's output handling on a real Python: bounded text with artifacts, memory, \r collapse, redaction.
 import { afterEach, describe, expect, it } from "vitest";
-import { MAX_READ_LIMIT, readArtifact } from "../../src/output/artifact-read.js";
+import { MAX_READ_LIMIT, readArtifact } from "../../src/output/artifacts/artifact-read.js";
 import { cleanupTools, makeTempDir, makeTool, textOf } from "./tool-helpers.js";
 
 afterEach(cleanupTools);

@@ -2,9 +2,9 @@
 import type { TruncationInfo } from "../../contracts/cell-result.js";
 import type { KernelOutput, MimeBundle } from "../../contracts/outputs.js";
 import { STATUS_MIME } from "../../contracts/outputs.js";
-import type { ArtifactStore } from "../../output/artifact-store.js";
-import { renderBundleTextForTerminal } from "../../output/display-render.js";
-import { OutputSink } from "../../output/output-sink.js";
+import type { ArtifactStore } from "../../output/artifacts/artifact-store.js";
+import { renderBundleTextForTerminal } from "../../output/display/display-render.js";
+import { OutputSink } from "../../output/streams/output-sink.js";
 import { createPalette } from "../../render/color.js";
 import {
   type InteractiveRenderOptions,

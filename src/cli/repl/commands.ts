@@ -1,6 +1,6 @@
 // The REPL's own commands (`:help`, `:js`, `:py`, `:restart`, `:quit`, time travel), `%more` and `clear`.
 import type { LocalLanguage } from "../../contracts/cell-result.js";
-import { parseArtifactId } from "../../output/artifact-ids.js";
+import { parseArtifactId } from "../../output/artifacts/artifact-ids.js";
 import { createPalette } from "../../render/color.js";
 import { type InteractiveRenderOptions, renderExpandedOutput } from "../../render/interactive-render.js";
 import { truncationNotice } from "../../render/notices.js";

@@ -1,7 +1,7 @@
 // The REPL's persistent input history: one entry per line in $EVALKIT_HOME/history, oldest first, bounded.
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { makeDirectory } from "../../output/make-directory.js";
+import { makeDirectory } from "../../output/artifacts/make-directory.js";
 
 /** Entries kept in the history file (and offered by the up arrow). */
 export const HISTORY_LIMIT = 1000;

@@ -1,8 +1,8 @@
 // Images in the REPL: inline through the kitty or iTerm2 protocol when the terminal says it speaks one, else a file.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { makeDirectory } from "../../output/make-directory.js";
-import { createRedactor } from "../../output/redact.js";
+import { makeDirectory } from "../../output/artifacts/make-directory.js";
+import { createRedactor } from "../../output/streams/redact.js";
 import { collectSecretValues } from "../../runtime/env-filter.js";
 import { pruneImageDir } from "./image-prune.js";
 

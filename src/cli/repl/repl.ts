@@ -3,7 +3,7 @@ import { realpathSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { CellLanguage } from "../../contracts/cell-result.js";
 import { EvalkitError, isEvalkitError } from "../../errors.js";
-import { createArtifactStore } from "../../output/artifact-store.js";
+import { createArtifactStore } from "../../output/artifacts/artifact-store.js";
 import { createPalette, shouldUseColor } from "../../render/color.js";
 import type { InteractiveRenderOptions } from "../../render/interactive-render.js";
 import { resolveEvalkitHome } from "../../runtime/evalkit-home.js";

@@ -1,6 +1,6 @@
 // Runs one REPL cell through the session: live output, Ctrl-C, input() answered at the prompt, and how it ended.
 import type { CellLanguage, CellStatus } from "../../contracts/cell-result.js";
-import type { ArtifactStore } from "../../output/artifact-store.js";
+import type { ArtifactStore } from "../../output/artifacts/artifact-store.js";
 import type { InteractiveRenderOptions } from "../../render/interactive-render.js";
 import type { SessionCellOutcome } from "../../session/session-types.js";
 import { CellPrinter, type LastCellOutput } from "./cell-output.js";

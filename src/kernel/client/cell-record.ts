@@ -1,7 +1,7 @@
 // The one place a kernel keeps a running cell's outputs: passed on live, retained with a bound on stream text.
 import type { CellUsage } from "../../contracts/cell-result.js";
 import type { CellErrorInfo, KernelOutput } from "../../contracts/outputs.js";
-import { DisplayRetention } from "../../output/display-retention.js";
+import { DisplayRetention } from "../../output/display/display-retention.js";
 import type { ExecuteOptions, ExecuteOutcome } from "../kernel.js";
 
 /** Stream text a cell keeps in `outcome.outputs` unless the kernel is told otherwise (1 MiB). */

@@ -1,6 +1,6 @@
 // Output a JS kernel produces between cells (timers, late rejections), kept within a bound for the next cell.
 import type { KernelOutput } from "../../contracts/outputs.js";
-import { outputSize } from "../../output/display-budget.js";
+import { outputSize } from "../../output/display/display-budget.js";
 import type { CellRecord } from "./cell-record.js";
 
 /** Output produced between cells waits for the next cell up to this many characters. */

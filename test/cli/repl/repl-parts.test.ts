@@ -14,7 +14,7 @@ import { formatPrompts, isReplCommand, readCell } from "../../../src/cli/repl/re
 import { selectNotices } from "../../../src/cli/repl/run-cell.js";
 import { Spinner, TerminalOutput } from "../../../src/cli/repl/terminal.js";
 import { isEvalkitError } from "../../../src/errors.js";
-import { createArtifactStore } from "../../../src/output/artifact-store.js";
+import { createArtifactStore } from "../../../src/output/artifacts/artifact-store.js";
 
 // 1x1 transparent PNG.
 const PNG_BASE64 =

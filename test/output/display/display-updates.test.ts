@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { CellOutput, KernelOutput } from "../../src/contracts/outputs.js";
-import { STATUS_MIME } from "../../src/contracts/outputs.js";
-import { applyDisplayUpdates, toCellOutput } from "../../src/output/display-updates.js";
+import type { CellOutput, KernelOutput } from "../../../src/contracts/outputs.js";
+import { STATUS_MIME } from "../../../src/contracts/outputs.js";
+import { applyDisplayUpdates, toCellOutput } from "../../../src/output/display/display-updates.js";
 
 const text = (t: string, displayId?: string, update?: true): KernelOutput => ({
   type: "display",

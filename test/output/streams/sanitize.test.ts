@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type SanitizeOptions, StreamSanitizer, sanitizeText } from "../../src/output/sanitize.js";
+import { type SanitizeOptions, StreamSanitizer, sanitizeText } from "../../../src/output/streams/sanitize.js";
 
 /** Feeds `parts` through a streaming sanitiser, with or without the block fast path, and joins the lines. */
 function streamed(parts: string[], options: SanitizeOptions = {}, useBlocks = true, isPlain = false): string {

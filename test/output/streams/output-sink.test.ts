@@ -3,10 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ARTIFACT_BATCH_BYTES } from "../../src/output/artifact-batch.js";
-import { createArtifactStore, readArtifact } from "../../src/output/artifact-store.js";
-import { createOutputSink, emptySinkResult, type OutputSinkOptions } from "../../src/output/output-sink.js";
-import { decodeRawBytes } from "../../src/output/raw-bytes.js";
+import { ARTIFACT_BATCH_BYTES } from "../../../src/output/artifacts/artifact-batch.js";
+import { createArtifactStore, readArtifact } from "../../../src/output/artifacts/artifact-store.js";
+import { createOutputSink, emptySinkResult, type OutputSinkOptions } from "../../../src/output/streams/output-sink.js";
+import { decodeRawBytes } from "../../../src/output/streams/raw-bytes.js";
 
 let dir: string;
 beforeEach(() => {

@@ -1,6 +1,6 @@
 // Keeps a cell's non-stream outputs within a DisplayBudget without losing the final state: past the budget an
 // update is applied in place to the display it updates, and a clear_output drops what it hides.
-import { type CellOutput, type KernelOutput, STATUS_MIME } from "../contracts/outputs.js";
+import { type CellOutput, type KernelOutput, STATUS_MIME } from "../../contracts/outputs.js";
 import { DisplayBudget, outputSize } from "./display-budget.js";
 
 type Retained = KernelOutput | CellOutput;

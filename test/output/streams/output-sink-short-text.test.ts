@@ -8,7 +8,7 @@ import {
   createOutputSink,
   type OutputSinkOptions,
   type OutputSinkResult,
-} from "../../src/output/output-sink.js";
+} from "../../../src/output/streams/output-sink.js";
 
 // A secret that plain text never contains: the sink then builds its machinery from the first chunk, and redacts
 // nothing, so its result is the reference for the same text.

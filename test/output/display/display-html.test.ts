@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { convertHtmlToMarkdown } from "../../src/output/display-html.js";
+import { convertHtmlToMarkdown } from "../../../src/output/display/display-html.js";
 
 const PANDAS_HTML = `<div>
 <style scoped>

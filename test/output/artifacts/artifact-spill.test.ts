@@ -2,8 +2,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ArtifactSpill, type ArtifactSpillOptions } from "../../src/output/artifact-spill.js";
-import { type ArtifactStore, createArtifactStore } from "../../src/output/artifact-store.js";
+import { ArtifactSpill, type ArtifactSpillOptions } from "../../../src/output/artifacts/artifact-spill.js";
+import { type ArtifactStore, createArtifactStore } from "../../../src/output/artifacts/artifact-store.js";
 
 let dir: string;
 beforeEach(() => {

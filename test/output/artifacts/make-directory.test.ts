@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { makeDirectory } from "../../src/output/make-directory.js";
+import { makeDirectory } from "../../../src/output/artifacts/make-directory.js";
 
 const root = mkdtempSync(join(tmpdir(), "evalkit-mkdir-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

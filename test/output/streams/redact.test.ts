@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { createRedactor, createStreamRedactor } from "../../src/output/redact.js";
+import { createRedactor, createStreamRedactor } from "../../../src/output/streams/redact.js";
 
 /** Secrets that overlap each other and themselves, for the property tests against the whole-text redactor. */
 const OVERLAPPING = [

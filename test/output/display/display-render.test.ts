@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import type { KernelOutput } from "../../src/contracts/outputs.js";
-import { STATUS_MIME } from "../../src/contracts/outputs.js";
+import type { KernelOutput } from "../../../src/contracts/outputs.js";
+import { STATUS_MIME } from "../../../src/contracts/outputs.js";
 import {
   collectDisplayParts,
   renderBundleText,
   renderBundleTextForTerminal,
   renderJsonText,
-} from "../../src/output/display-render.js";
+} from "../../../src/output/display/display-render.js";
 
 function pngBase64(width: number, height: number, extraBytes = 0): string {
   const head = Buffer.alloc(33 + extraBytes);

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { dropLease, leasedIds, takeLease } from "../../src/output/artifact-leases.js";
+import { dropLease, leasedIds, takeLease } from "../../../src/output/artifacts/artifact-leases.js";
 
 let dir: string;
 beforeEach(() => {

@@ -3,7 +3,7 @@
 import { promises as fsPromises } from "node:fs";
 import { join, resolve } from "node:path";
 import * as z from "zod";
-import { EvalkitError } from "../errors.js";
+import { EvalkitError } from "../../errors.js";
 import { formatArtifactUri, parseArtifactId, resolveArtifactDir } from "./artifact-ids.js";
 import { pinsOf, ARTIFACT_SUFFIX as SUFFIX, scanDir } from "./artifact-scan.js";
 

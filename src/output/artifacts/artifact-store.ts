@@ -2,7 +2,7 @@
 // pruned by age and total size, never while pinned by this process or leased by another one.
 import { closeSync, openSync, unlinkSync, writeSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { EvalkitError } from "../errors.js";
+import { EvalkitError } from "../../errors.js";
 import {
   formatArtifactUri,
   generateArtifactId,

@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { isEvalkitError } from "../../src/errors.js";
-import { generateArtifactId, parseArtifactId, resolveArtifactDir } from "../../src/output/artifact-ids.js";
-import { createArtifactStore, listArtifacts, readArtifact } from "../../src/output/artifact-store.js";
+import { isEvalkitError } from "../../../src/errors.js";
+import { generateArtifactId, parseArtifactId, resolveArtifactDir } from "../../../src/output/artifacts/artifact-ids.js";
+import { createArtifactStore, listArtifacts, readArtifact } from "../../../src/output/artifacts/artifact-store.js";
 
 let dir: string;
 beforeEach(() => {

@@ -1,7 +1,7 @@
 // The model's view of program text: CRLF and `\r` progress rewrites collapsed, ANSI and control characters
 // handled, lone surrogates replaced; streaming (chunks may split anything) with every line clamped.
-import { ANSI_SEQUENCE_SOURCE, ANSI_UNFINISHED_TAIL, stripAnsi } from "../text/ansi.js";
-import { cutIndex, formatClampMarker } from "../text/text-lines.js";
+import { ANSI_SEQUENCE_SOURCE, ANSI_UNFINISHED_TAIL, stripAnsi } from "../../text/ansi.js";
+import { cutIndex, formatClampMarker } from "../../text/text-lines.js";
 import { endsWithHighSurrogate } from "./raw-bytes.js";
 
 /** How the sanitiser treats text. */

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createOutputSink } from "../../src/output/output-sink.js";
+import { createOutputSink } from "../../../src/output/streams/output-sink.js";
 
 const SECRET = "sk-live-Zq81xVx9Qk2";
 const secrets = [{ name: "OPENAI_API_KEY", value: SECRET }];

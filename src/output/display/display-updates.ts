@@ -1,6 +1,6 @@
 // Display ids and clear_output applied to a cell's outputs, giving what a viewer would show at the end.
-import type { CellOutput, KernelOutput, StatusOutput } from "../contracts/outputs.js";
-import { STATUS_MIME } from "../contracts/outputs.js";
+import type { CellOutput, KernelOutput, StatusOutput } from "../../contracts/outputs.js";
+import { STATUS_MIME } from "../../contracts/outputs.js";
 
 /** A display whose bundle carries the status MIME becomes a status output; anything else is unchanged. */
 export function toCellOutput(output: KernelOutput | CellOutput): CellOutput {

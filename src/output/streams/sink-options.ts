@@ -1,6 +1,6 @@
 // What an output sink is given and what it gives back: its options, their defaults and its result.
-import type { TruncationInfo } from "../contracts/cell-result.js";
-import type { ArtifactStore } from "./artifact-store.js";
+import type { TruncationInfo } from "../../contracts/cell-result.js";
+import type { ArtifactStore } from "../artifacts/artifact-store.js";
 import type { SecretValue } from "./redact.js";
 import type { SanitizeOptions } from "./sanitize.js";
 

@@ -1,7 +1,7 @@
 // How many displays (and how many bytes of them) one cell keeps in memory: past the budget a display still reaches
 // the live view, the model's text and the artifact, but is only counted where outputs are retained.
-import type { CellOutput, KernelOutput } from "../contracts/outputs.js";
-import { pluralize } from "../text/text-lines.js";
+import type { CellOutput, KernelOutput } from "../../contracts/outputs.js";
+import { pluralize } from "../../text/text-lines.js";
 
 /** Display data kept per cell, in UTF-16 characters of its strings (about bytes for ASCII and base64): 32 MiB. */
 export const DEFAULT_DISPLAY_BUDGET_CHARS = 32 * 1024 * 1024;

@@ -1,8 +1,8 @@
 // The output sink: takes a cell's text chunk by chunk, keeps a bounded model view (head, notice, tail) in memory
 // and streams the full raw output (secrets redacted) to an artifact once it outgrows that view.
-import { EvalkitError } from "../errors.js";
-import { pluralize } from "../text/text-lines.js";
-import { ArtifactSpill } from "./artifact-spill.js";
+import { EvalkitError } from "../../errors.js";
+import { pluralize } from "../../text/text-lines.js";
+import { ArtifactSpill } from "../artifacts/artifact-spill.js";
 import { OutputWindow } from "./output-window.js";
 import { encodeRawBytes, encodeRawBytesTransient, endsWithHighSurrogate } from "./raw-bytes.js";
 import {

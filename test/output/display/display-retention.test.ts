@@ -1,10 +1,10 @@
 // Display retention: a count and size budget per cell, updates folded in place and clears compacted past it,
 // so the final state stays what a notebook would show.
 import { describe, expect, it } from "vitest";
-import type { CellOutput } from "../../src/contracts/outputs.js";
-import { DisplayBudget } from "../../src/output/display-budget.js";
-import { DisplayRetention } from "../../src/output/display-retention.js";
-import { applyDisplayUpdates } from "../../src/output/display-updates.js";
+import type { CellOutput } from "../../../src/contracts/outputs.js";
+import { DisplayBudget } from "../../../src/output/display/display-budget.js";
+import { DisplayRetention } from "../../../src/output/display/display-retention.js";
+import { applyDisplayUpdates } from "../../../src/output/display/display-updates.js";
 
 const display = (text: string, extra: Partial<CellOutput> = {}): CellOutput =>
   ({ type: "display", data: { "text/plain": text }, ...extra }) as CellOutput;

@@ -1,7 +1,7 @@
 // Charts a browser draws become PNG images a model can see: SVG through resvg, Vega-Lite and Vega through Vega.
 import { describe, expect, it } from "vitest";
-import { hasRasterWork, MAX_RASTER_EDGE, rasteriseImages } from "../../src/output/chart-raster.js";
-import type { DisplayImage } from "../../src/output/display-render.js";
+import { hasRasterWork, MAX_RASTER_EDGE, rasteriseImages } from "../../../src/output/display/chart-raster.js";
+import type { DisplayImage } from "../../../src/output/display/display-render.js";
 
 function encoded(mimeType: string, text: string): DisplayImage {
   const data = Buffer.from(text, "utf8").toString("base64");

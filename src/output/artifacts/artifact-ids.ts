@@ -1,8 +1,8 @@
 // Artifact ids and `artifact://` URIs: generation, validation (no path tricks) and the store's directory.
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import { EvalkitError } from "../errors.js";
-import { createRandomId } from "../text/random-tokens.js";
+import { EvalkitError } from "../../errors.js";
+import { createRandomId } from "../../text/random-tokens.js";
 
 /** URI scheme that points at a stored full output. */
 export const ARTIFACT_URI_PREFIX = "artifact://";

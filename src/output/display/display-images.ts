@@ -16,7 +16,7 @@ export const VEGA_LITE_TYPES: readonly string[] = [
 
 /**
  * Chart specs a browser draws (Vega-Lite, Vega): collected like images (base64 of the JSON) when their bundle
- * has no image the model can take, and drawn to PNG for the model (output/chart-raster.ts).
+ * has no image the model can take, and drawn to PNG for the model (output/display/chart-raster.ts).
  */
 export const CHART_TYPES: readonly string[] = [
   ...VEGA_LITE_TYPES,

@@ -1,6 +1,6 @@
 // Display bundles -> what a model reads (text) plus structured parts an app can show (images, JSON, status).
-import type { CellOutput, KernelOutput, MimeBundle, StatusOutput } from "../contracts/outputs.js";
-import { STATUS_MIME } from "../contracts/outputs.js";
+import type { CellOutput, KernelOutput, MimeBundle, StatusOutput } from "../../contracts/outputs.js";
+import { STATUS_MIME } from "../../contracts/outputs.js";
 import { convertHtmlToMarkdown } from "./display-html.js";
 import {
   CHART_TYPES,
@@ -36,7 +36,7 @@ export interface DisplayImage {
   bytes: number;
   width?: number;
   height?: number;
-  /** For an image drawn for the model (output/chart-raster.ts): the MIME type it was drawn from. */
+  /** For an image drawn for the model (output/display/chart-raster.ts): the MIME type it was drawn from. */
   source?: string;
   /** For a picture scaled down for the model: its original size (the original stays in details.outputs). */
   scaledFrom?: { width: number; height: number };
