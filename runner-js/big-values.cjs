@@ -114,7 +114,8 @@ function replacement(frame, size) {
     `[evalkit: a ${frame.type} frame of ${n(size)} bytes was dropped: the kernel's channel carries at most ` +
     `${n(LINE_GUARD)} bytes a frame]`;
   const small = {};
-  for (const key of ["type", "id", "executionCount", "displayId", "update"]) {
+  // `nonce` stays: without it the host would take the stand-in for a frame the cell forged.
+  for (const key of ["type", "id", "executionCount", "displayId", "update", "nonce"]) {
     if (key in frame) small[key] = frame[key];
   }
   if (frame.type === "error") {

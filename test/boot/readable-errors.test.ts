@@ -33,12 +33,12 @@ describe("errors thrown from the built library", () => {
     const [, file = "", lineText = "0", shown = ""] = where ?? [];
     expect(shown.length).toBeLessThan(200);
     expect(shown).toContain("EvalkitError");
-    expect(report).toMatch(/EvalkitError: kernel is not running/);
+    expect(report).toMatch(/EvalkitError: [\w ]*kernel is not running/);
     expect(report).toMatch(/at PythonKernel\.\w+ \(\S+\/dist\/evalkit\.cjs:\d+:\d+\)/);
     for (const line of report.split("\n")) expect(line.length).toBeLessThan(300);
     // The source file the thrown line comes from: the nearest `// src/….ts` marker above it in the bundle.
     const lines = readFileSync(file, "utf8").split("\n").slice(0, Number(lineText));
     const marker = lines.reverse().find((line) => /^\/\/ src\/.+\.ts$/.test(line));
-    expect(marker).toBe("// src/kernel/python/python-kernel.ts");
+    expect(marker).toMatch(/^\/\/ src\/kernel\/[\w/-]+\.ts$/);
   });
 });
