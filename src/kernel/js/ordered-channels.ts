@@ -103,11 +103,10 @@ interface HeldItem {
  * only one channel carries the runner's own writes. Everything after sync point n on any channel belongs to
  * epoch n. Items of an epoch that every channel has reached are delivered as they arrive; later ones wait.
  *
- * Markers are not trusted: cell code shares the runner's process and can write one. The runner's markers rise on
- * each pipe, so a marker below the pipe's last one shows the last one was forged (what followed it is re-dated to
- * the epoch it was written in), and whatever happens, no more than `maxHeldBytes` wait: past that everything held
- * is delivered in epoch order and ordering gives way to arrival order (nothing is lost, the host stays bounded)
- * until the runner's next marker on that pipe shows the forgery and brings the real epoch back.
+ * Markers are not trusted: cell code shares the runner's process and can write one. The runner's markers count up
+ * by one on each pipe, so only the next number moves a pipe on; any other is a forgery and is ignored. Whatever
+ * happens, no more than `maxHeldBytes` wait: past that everything held is delivered in epoch order and ordering
+ * gives way to arrival order (nothing is lost, the host stays bounded).
  */
 export class OrderedChannels {
   private epoch = 0;
@@ -165,22 +164,12 @@ export class OrderedChannels {
   }
 
   private reach(source: number, n: number): void {
-    const last = this.seen[source] ?? 0;
-    if (n > last) this.seen[source] = n;
-    else if (n < last) this.unforge(source, n);
-    this.advance();
-  }
-
-  /**
-   * A pipe's marker fell below its last one: the last one was forged. The pipe is back at `n`, and its text held
-   * since the forged marker was written before `n`, in the epoch before it.
-   */
-  private unforge(source: number, n: number): void {
+    // The runner writes every sync point to both pipes, so its markers on a pipe count 1, 2, 3… with no gap. Any
+    // other number was written by a cell (it can read the nonce): ignored, so what follows stays in the epoch it
+    // was really written in, and a forged marker can neither hold output back nor let a frame overtake it.
+    if (n !== (this.seen[source] ?? 0) + 1) return;
     this.seen[source] = n;
-    for (const entry of this.held) if (entry.source === source && entry.epoch >= n) entry.epoch = n - 1;
-    // A release past the bound may have jumped to the forged epoch: back to the real one, so order holds again.
-    this.epoch = Math.min(this.epoch, Math.max(n - 1, Math.min(...this.seen)));
-    this.deliverUpTo(this.epoch);
+    this.advance();
   }
 
   private put(epoch: number, item: ChannelItem, source: number, bytes: number): void {

@@ -1,5 +1,5 @@
-// The three-channel merger treats markers as untrusted: a forged one never makes it hold more than its bound, and
-// the runner's next real marker shows the forgery, so text printed after it is delivered in its place.
+// The three-channel merger treats markers as untrusted: the runner's count up by one on each pipe, so a forged one
+// is ignored; text after it stays in its epoch, nothing waits on it, and the host never holds more than its bound.
 import { describe, expect, it } from "vitest";
 import { type ChannelItem, OrderedChannels } from "../../../src/kernel/js/ordered-channels.js";
 
@@ -22,16 +22,38 @@ function syncPoint(merger: OrderedChannels, n: number, frame: Record<string, unk
 }
 
 describe("OrderedChannels and forged markers", () => {
-  it("delivers text printed after a forged marker once the runner's next marker arrives", () => {
+  it("keeps text printed after a forged marker in the epoch it was written in, without holding it", () => {
     const { merger, texts } = collect();
     syncPoint(merger, 1);
     merger.stdout(Buffer.from("before "));
     merger.stdout(marker(999_999_999));
     merger.stdout(Buffer.from("after "));
-    expect(texts()).toBe("before ");
+    expect(texts()).toBe("before after ");
     syncPoint(merger, 2, { type: "done" });
     expect(texts()).toBe("before after <done>");
     expect(merger.heldBytes).toBe(0);
+  });
+
+  it("never lets the cell's done overtake its text when fd 3 is read before the pipe's real marker", () => {
+    // The forged high marker used to count as the pipe having reached every epoch: `done` went out at once and
+    // the text after the forgery came after it (the cell lost its own output).
+    const { merger, texts } = collect();
+    syncPoint(merger, 1);
+    merger.stdout(marker(999_999_999));
+    merger.stdout(Buffer.from("after "));
+    merger.stderr(marker(2));
+    merger.frame({ type: "done", sync: 2 });
+    merger.stdout(marker(2));
+    expect(texts()).toBe("after <done>");
+  });
+
+  it("ignores a forged marker of a number the runner has already passed", () => {
+    const { merger, texts } = collect();
+    syncPoint(merger, 1);
+    syncPoint(merger, 2, { type: "display" });
+    merger.stdout(marker(1));
+    merger.stdout(Buffer.from("late "));
+    expect(texts()).toBe("<display>late ");
   });
 
   it("never holds more than its bound after a forged marker, and delivers everything in order", () => {
@@ -63,7 +85,7 @@ describe("OrderedChannels and forged markers", () => {
     expect(texts()).toBe("<display>out err ");
   });
 
-  it("restores ordering after a release past the bound once the runner's next marker shows the forgery", () => {
+  it("keeps the order of later epochs after a forged marker and a release past the bound", () => {
     const { merger, texts } = collect(1024);
     syncPoint(merger, 1);
     merger.stdout(marker(999_999_999));
