@@ -24,8 +24,10 @@ export function findDeclaredCoding(bytes: Buffer): string | undefined {
 export function decodeSourceFile(bytes: Buffer, language: "py" | "js", label: string): string {
   const hasBom = bytes.subarray(0, 3).equals(UTF8_BOM);
   const body = hasBom ? bytes.subarray(3) : bytes;
+  // Only Python source declares its encoding (PEP 263 `# -*- coding: ... -*-`); JS source is UTF-8 by definition.
   const coding = language === "py" && !hasBom ? findDeclaredCoding(bytes) : undefined;
   if (coding === undefined || /^utf[-_]?8$/i.test(coding)) {
+    // Node reads a malformed UTF-8 file with U+FFFD in place; Python refuses it (SyntaxError): each as it would.
     if (language === "js") return new TextDecoder("utf-8").decode(body);
     try {
       return new TextDecoder("utf-8", { fatal: true }).decode(body);
