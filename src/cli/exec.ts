@@ -221,13 +221,12 @@ async function buildRawInput(
         hasStdinCell = true;
         const language = values.lang ?? "py";
         const bytes = await readStdinBytes(io, "-");
-        const decodeAs = toLocalLanguage(language) === "js" ? "js" : "py";
-        cells.push({ language, code: decodeSourceFile(bytes, decodeAs, "stdin"), title: "stdin" });
+        cells.push({ language, code: decodeSourceFile(bytes, language, "stdin"), title: "stdin" });
         continue;
       }
       if (extname(token.value).toLowerCase() === ".ipynb") {
         checkFileSize(token.value, "FILE");
-        const fallback = toLocalLanguage(values.lang ?? "") === "js" ? "js" : "py";
+        const fallback = toLocalLanguage(values.lang ?? "") ?? "py";
         const notebook = readNotebook(token.value, fallback, hasServer);
         const slots: NotebookInput["slots"] = [];
         for (const cell of notebook.cells) {
@@ -246,11 +245,7 @@ async function buildRawInput(
       const label = `FILE ${JSON.stringify(token.value)}`;
       cells.push({
         language,
-        code: decodeSourceFile(
-          readSource(token.value),
-          toLocalLanguage(language) === "js" ? "js" : "py",
-          label,
-        ),
+        code: decodeSourceFile(readSource(token.value), language, label),
         title: basename(token.value),
       });
     }
