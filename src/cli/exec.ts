@@ -1,7 +1,7 @@
 // `evalkit exec`: run -c/FILE/notebook cells (or the eval tool's JSON input) in fresh kernels and print what they did.
 import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { basename, dirname, extname, join, resolve } from "node:path";
-import type { EvalDetails } from "../contracts/cell-result.js";
+import { type EvalDetails, toLocalLanguage } from "../contracts/cell-result.js";
 import { isEvalkitError } from "../errors.js";
 import { findRuntime, type RuntimeSpec } from "../kernel/runtimes/define-runtime.js";
 import { resolveEvalkitHome } from "../runtime/evalkit-home.js";
@@ -205,8 +205,7 @@ async function buildRawInput(
   const timeout = readNumberOption("--timeout", values.timeout);
   const isLocal =
     values.lang !== undefined &&
-    (["py", "js", "python", "javascript"].includes(values.lang) ||
-      findRuntime(runtimes, values.lang) !== undefined);
+    (toLocalLanguage(values.lang) !== undefined || findRuntime(runtimes, values.lang) !== undefined);
   if (values.lang !== undefined && !isLocal && !(hasServer && values.lang.trim() !== "")) {
     throw new UsageError(`--lang: expected "py" or "js", got ${JSON.stringify(values.lang)}`);
   }
@@ -222,13 +221,12 @@ async function buildRawInput(
         hasStdinCell = true;
         const language = values.lang ?? "py";
         const bytes = await readStdinBytes(io, "-");
-        const isJs = language === "js" || language === "javascript";
-        cells.push({ language, code: decodeSourceFile(bytes, isJs ? "js" : "py", "stdin"), title: "stdin" });
+        cells.push({ language, code: decodeSourceFile(bytes, language, "stdin"), title: "stdin" });
         continue;
       }
       if (extname(token.value).toLowerCase() === ".ipynb") {
         checkFileSize(token.value, "FILE");
-        const fallback = values.lang === "js" || values.lang === "javascript" ? "js" : "py";
+        const fallback = toLocalLanguage(values.lang ?? "") ?? "py";
         const notebook = readNotebook(token.value, fallback, hasServer);
         const slots: NotebookInput["slots"] = [];
         for (const cell of notebook.cells) {
@@ -247,7 +245,7 @@ async function buildRawInput(
       const label = `FILE ${JSON.stringify(token.value)}`;
       cells.push({
         language,
-        code: decodeSourceFile(readSource(token.value), language === "js" ? "js" : "py", label),
+        code: decodeSourceFile(readSource(token.value), language, label),
         title: basename(token.value),
       });
     }
@@ -354,6 +352,7 @@ async function describeMissingServer(tool: EvalTool): Promise<string | undefined
 }
 
 async function describeMissingPython(tool: EvalTool, input: EvalInput): Promise<string | undefined> {
+  // Only Python needs an interpreter found on the host; JS runs in this Node process's own binary.
   const needsPython = input.cells.some((cell) => cell.language === "py");
   const mayUsePython = input.cells.some((cell) => cell.language === undefined);
   if (!needsPython && !mayUsePython) return undefined;

@@ -1,5 +1,6 @@
 // Decodes a cell file the way its interpreter would: a UTF-8 BOM is dropped, and a Python file's PEP 263
 // coding line (`# -*- coding: latin-1 -*-`) is honoured.
+import { type CellLanguage, toLocalLanguage } from "../contracts/cell-result.js";
 import { UsageError } from "./args.js";
 
 const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
@@ -20,13 +21,16 @@ export function findDeclaredCoding(bytes: Buffer): string | undefined {
   return undefined;
 }
 
-/** Source text of a cell file; `label` names the file in errors. */
-export function decodeSourceFile(bytes: Buffer, language: "py" | "js", label: string): string {
+/** Source text of a cell file in `language` (JS, or else Python's rules); `label` names the file in errors. */
+export function decodeSourceFile(bytes: Buffer, language: CellLanguage, label: string): string {
+  const isJs = toLocalLanguage(language) === "js";
   const hasBom = bytes.subarray(0, 3).equals(UTF8_BOM);
   const body = hasBom ? bytes.subarray(3) : bytes;
-  const coding = language === "py" && !hasBom ? findDeclaredCoding(bytes) : undefined;
+  // Only Python source declares its encoding (PEP 263 `# -*- coding: ... -*-`); JS source is UTF-8 by definition.
+  const coding = !isJs && !hasBom ? findDeclaredCoding(bytes) : undefined;
   if (coding === undefined || /^utf[-_]?8$/i.test(coding)) {
-    if (language === "js") return new TextDecoder("utf-8").decode(body);
+    // Node reads a malformed UTF-8 file with U+FFFD in place; Python refuses it (SyntaxError): each as it would.
+    if (isJs) return new TextDecoder("utf-8").decode(body);
     try {
       return new TextDecoder("utf-8", { fatal: true }).decode(body);
     } catch {

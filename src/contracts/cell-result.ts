@@ -10,6 +10,21 @@ export type LocalLanguage = "py" | "js";
  */
 export type CellLanguage = LocalLanguage | (string & {});
 
+/** The long names of the local languages, also accepted wherever a language is named. */
+const LONG_NAMES: Readonly<Record<LocalLanguage, string>> = { py: "python", js: "javascript" };
+
+/** A language's name for people and code fences: "python", "javascript"; any other language keeps its own. */
+export function describeLanguage(language: CellLanguage): string {
+  return LONG_NAMES[language as LocalLanguage] ?? language;
+}
+
+/** The local language a name means ("py"/"python" → "py", "js"/"javascript" → "js"), or undefined. */
+export function toLocalLanguage(name: string): LocalLanguage | undefined {
+  if (name === "py" || name === "python") return "py";
+  if (name === "js" || name === "javascript") return "js";
+  return undefined;
+}
+
 /** How a cell ended; `running` only in a return of a job whose cell has not ended yet (docs/tool.md, Jobs). */
 export type CellStatus = "ok" | "error" | "timeout" | "cancelled" | "killed" | "died" | "skipped" | "running";
 

@@ -1,4 +1,5 @@
 // Turns the eval tool's live updates into MCP progress notifications: strictly increasing, throttled, with heartbeats.
+import { describeLanguage } from "../contracts/cell-result.js";
 import type { EvalProgress } from "../tool/run-call.js";
 
 /** The `params` of one `notifications/progress`. */
@@ -96,9 +97,7 @@ export function createProgressReporter(options: ProgressReporterOptions): Progre
       if (cell === undefined) {
         running = undefined;
       } else {
-        const name =
-          cell.title ??
-          (cell.language === "py" ? "python" : cell.language === "js" ? "javascript" : cell.language);
+        const name = cell.title ?? describeLanguage(cell.language);
         running = {
           label: `cell ${cell.index + 1}/${totalCells} (${name})`,
           lastLine: lastLineOf(cell.text),

@@ -1,5 +1,5 @@
 // The transcript renderer: eval results as text for logs and chat transcripts (code block, status, output).
-import type { CellResult } from "../contracts/cell-result.js";
+import { type CellResult, describeLanguage } from "../contracts/cell-result.js";
 import { stripAnsi } from "../text/ansi.js";
 import { collapseLines, formatBytes, formatDuration, pluralize, splitLines } from "../text/text-lines.js";
 import { collectNotices } from "./notices.js";
@@ -21,8 +21,6 @@ export interface ToolRenderOptions {
   /** Number of cells in the call (default: the number of cells rendered). */
   total?: number;
 }
-
-const FENCE_LANGUAGE: Record<string, string> = { py: "python", js: "javascript" };
 
 /** `[2/3] load data (py) — ok, 1.2 s` (the title is left out when the cell has none). */
 export function renderToolCellHeader(result: CellResult, total: number): string {
@@ -77,7 +75,7 @@ export function renderToolCell(cell: ToolRenderCell, options: ToolRenderOptions 
   const total = options.total ?? cell.result.index + 1;
   const sections = [
     renderToolCellHeader(cell.result, total),
-    renderCodeBlock(cell.code, FENCE_LANGUAGE[cell.result.language] ?? cell.result.language),
+    renderCodeBlock(cell.code, describeLanguage(cell.result.language)),
   ];
   const output = renderToolCellOutput(cell.result, options);
   if (output !== "") sections.push(output);

@@ -176,6 +176,7 @@ export class SessionCall {
         throw err;
       }
       shouldReset = false;
+      // Only Python has undo points: its runner forks a parked copy of the interpreter (docs/checkpoints.md).
       if (!this.isUndoPointTaken && language === "py") {
         this.isUndoPointTaken = true;
         await takeUndoPoint(lease.kernel, context.checkpoints, notices);

@@ -296,6 +296,7 @@ export class SessionManager {
     request: Pick<SessionCallRequest, "sessionId" | "cwd"> & { language: CellLanguage },
   ): Promise<void> {
     const { language, ...callRequest } = request;
+    // Python and JS are built in; any other language needs a Jupyter server.
     const isKnown = language === "py" || language === "js";
     if (typeof language !== "string" || language === "" || (!isKnown && !this.hasJupyter)) {
       const expected = this.hasJupyter

@@ -81,7 +81,7 @@ export function validateCellRequest(request: unknown): void {
     const r = request as Record<string, unknown>;
     if (
       typeof r.code === "string" &&
-      isOptional(r.language, (v) => v === "py" || v === "js" || (typeof v === "string" && v !== "")) &&
+      isOptional(r.language, (v) => typeof v === "string" && v !== "") &&
       isOptional(r.timeoutSec, (v) => typeof v === "number" && Number.isFinite(v)) &&
       isOptional(r.reset, (v) => typeof v === "boolean") &&
       isOptional(r.signal, isSignal) &&

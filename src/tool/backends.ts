@@ -94,8 +94,10 @@ export class BackendSelector {
   get advertisedLanguages(): CellLanguage[] {
     if (this.remote) {
       const keys = this.remote.known()?.keys ?? ["py"];
+      // JS stays local beside a Jupyter server (evalkit's own node), so it is offered even if the server lacks it.
       return this.enabled.includes("js") && !keys.includes("js") ? [...keys, "js"] : keys;
     }
+    // Only Python can fail a preflight (no interpreter found); JS runs this Node's own binary.
     const result = this.enabled.filter((l) => l !== "py" || this.pythonCheck?.ok !== false);
     return result.length > 0 ? result : [...this.enabled];
   }
@@ -112,6 +114,7 @@ export class BackendSelector {
       if (check.executable !== undefined) py.executable = check.executable;
       if (check.version !== undefined) py.version = check.version;
     }
+    // JS needs no check: enabled means available (it runs the host's own node).
     const js: BackendState = { enabled: this.enabled.includes("js"), available: this.enabled.includes("js") };
     if (!js.enabled) js.reason = "disabled (option js: false or EVALKIT_JS=0)";
     return { py, js };
@@ -126,6 +129,7 @@ export class BackendSelector {
    * then {@link route} finds it. Saves every warm cell a promise.
    */
   routeNow(language: CellLanguage | undefined): CellRoute | undefined {
+    // JS routes at once (no preflight, local even beside a server); Python waits for its check or the server.
     if (language === "js" && this.enabled.includes("js")) return RUN_JS;
     if (this.isRuntimeLanguage(language)) return { kind: "run", language };
     if (this.remote) return this.remoteRoutes.get(language ?? "py");
@@ -145,10 +149,12 @@ export class BackendSelector {
 
   async route(language: CellLanguage | undefined): Promise<CellRoute> {
     if (this.isRuntimeLanguage(language)) return { kind: "run", language };
+    // JS stays local beside a Jupyter server; Python (also a cell naming no language) goes to the server.
     if (this.remote && !(language === "js" && this.enabled.includes("js")))
       return this.routeRemote(language ?? "py", this.remote);
     const hasPy = this.enabled.includes("py");
     const hasJs = this.enabled.includes("js");
+    // Python is the default and may be unusable (preflight); JS is its fallback for cells naming no language.
     if (language === "js") return { kind: "run", language: "js" };
     if (!hasPy) {
       if (language === undefined && hasJs) return { kind: "run", language: "js" };
@@ -210,6 +216,7 @@ export class BackendSelector {
       if (!isEvalkitError(err)) throw err;
       jupyter.reason = err.message;
     }
+    // On a server Python is available when it has a Python kernelspec; JS stays local (available when enabled).
     const served = jupyter.languages.find((l) => l.language === "py");
     const py: BackendState = { enabled: true, available: served !== undefined };
     if (served === undefined)

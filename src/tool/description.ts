@@ -17,6 +17,7 @@ export interface DescriptionOptions {
 /** A few short paragraphs telling a model how to use the tool; only enabled backends are mentioned. */
 export function buildEvalDescription(options: DescriptionOptions): string {
   if (options.jupyter) return buildJupyterDescription(options, options.jupyter.languages);
+  // The backends differ in what a model should know (Python: magics and its helpers; JS: Node and its globals).
   const hasPy = options.languages.includes("py");
   const hasJs = options.languages.includes("js");
   const paragraphs: string[] = [];
@@ -98,6 +99,7 @@ function buildJupyterDescription(
   languages: { language: string; displayName: string }[],
 ): string {
   const named = languages.map((l) => `"${l.language}" (${l.displayName})`);
+  // JS stays local beside a server, so it is named even when the server has no JS kernelspec.
   if (options.languages.includes("js") && !languages.some((l) => l.language === "js"))
     named.push('"js" (JavaScript, Node.js, run locally)');
   const offered = named.length > 0 ? named.join(", ") : '"py" and the other languages of the server';

@@ -1,6 +1,6 @@
 // The eval tool's input (DESIGN.md §3.1): one zod schema, its JSON Schema, and validation naming the field.
 import * as z from "zod";
-import type { CellLanguage } from "../contracts/cell-result.js";
+import { type CellLanguage, describeLanguage, toLocalLanguage } from "../contracts/cell-result.js";
 import { EvalkitError } from "../errors.js";
 import { clampTimeoutSec, DEFAULT_MAX_TIMEOUT_SEC, DEFAULT_TIMEOUT_SEC } from "../session/cell-timing.js";
 import { clampLine } from "../text/text-lines.js";
@@ -82,8 +82,6 @@ export interface EvalInputSchemaOptions {
   aliases?: Readonly<Record<string, string>>;
 }
 
-const ALIASES: Record<string, string> = { py: "python", js: "javascript" };
-
 function describeLanguages(languages: readonly CellLanguage[]): string {
   return languages.map((l) => JSON.stringify(l)).join(" or ");
 }
@@ -96,18 +94,16 @@ export function createEvalInputSchema(options: EvalInputSchemaOptions = {}) {
   const defaultTimeout = clampTimeoutSec(options.defaultTimeout, maxTimeout, DEFAULT_CELL_TIMEOUT_SEC);
   const extra = Object.entries(options.aliases ?? {}).filter(([, target]) => languages.includes(target));
   const accepted = [
-    ...languages.flatMap((l) => (ALIASES[l] ? [l, ALIASES[l]] : [l])),
+    ...languages.flatMap((l) => (toLocalLanguage(l) === l ? [l, describeLanguage(l)] : [l])),
     ...extra.map(([alias]) => alias),
   ] as [string, ...string[]];
   const expected = `expected ${describeLanguages(languages)}`;
   const extraKeys = new Map(extra);
   const toKey = (value: string): CellLanguage =>
-    value === "python"
-      ? "py"
-      : value === "javascript"
-        ? "js"
-        : ((extraKeys.size > 0 ? extraKeys.get(value) : undefined) ?? (value as CellLanguage));
-  const isBuiltIn = languages.every((l) => ALIASES[l] !== undefined);
+    toLocalLanguage(value) ??
+    (extraKeys.size > 0 ? extraKeys.get(value) : undefined) ??
+    (value as CellLanguage);
+  const isBuiltIn = languages.every((l) => toLocalLanguage(l) === l);
 
   const language = options.isOpenLanguage
     ? z
@@ -124,7 +120,7 @@ export function createEvalInputSchema(options: EvalInputSchemaOptions = {}) {
         .transform(toKey)
         .describe(
           languages.length === 1
-            ? `Language of the cell: ${describeLanguages(languages)} (the only one available; "${ALIASES[languages[0]!]}" also accepted).`
+            ? `Language of the cell: ${describeLanguages(languages)} (the only one available; "${describeLanguage(languages[0]!)}" also accepted).`
             : isBuiltIn
               ? `Language of the cell: "py" (default) or "js"; "python" and "javascript" are accepted too.`
               : `Language of the cell: ${describeLanguages(languages)} (default "${languages[0]}").`,

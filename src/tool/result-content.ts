@@ -1,5 +1,5 @@
 // What a model reads from an eval call: one text block per cell under a `[i/n] title` header, then its images.
-import type { CellResult, CellStatus } from "../contracts/cell-result.js";
+import { type CellResult, type CellStatus, describeLanguage } from "../contracts/cell-result.js";
 import { MODEL_IMAGE_TYPES } from "../output/display/display-images.js";
 import type { DisplayImage } from "../output/display/display-render.js";
 
@@ -30,14 +30,12 @@ const STATUS_WORDS: Record<CellStatus, string> = {
   running: "running",
 };
 
-const LANGUAGE_NAMES: Record<string, string> = { py: "python", js: "javascript" };
-
 /** `[2/3] load data (error)`; a cell without a title is named by its language. */
 export function formatCellHeader(
   cell: Pick<CellResult, "index" | "title" | "language" | "status">,
   total: number,
 ) {
-  const name = cell.title?.trim() ? cell.title.trim() : (LANGUAGE_NAMES[cell.language] ?? cell.language);
+  const name = cell.title?.trim() ? cell.title.trim() : describeLanguage(cell.language);
   const status = STATUS_WORDS[cell.status];
   return `[${cell.index + 1}/${total}] ${name}${status ? ` (${status})` : ""}`;
 }

@@ -1,5 +1,11 @@
 // One eval call: cells in order on the session's kernels, stop at the first cell not `ok`, live updates, results.
-import type { CellLanguage, CellResult, CheckpointDetails, EvalDetails } from "../contracts/cell-result.js";
+import {
+  type CellLanguage,
+  type CellResult,
+  type CheckpointDetails,
+  describeLanguage,
+  type EvalDetails,
+} from "../contracts/cell-result.js";
 import type { CellErrorInfo, CellOutput } from "../contracts/outputs.js";
 import { EvalkitError, isEvalkitError } from "../errors.js";
 import type { ArtifactStore } from "../output/artifacts/artifact-store.js";
@@ -300,7 +306,7 @@ function emit(
   if (!ctx.onUpdate) return;
   const content = contents.flat();
   if (running) {
-    const header = `[${running.index + 1}/${ctx.input.cells.length}] ${running.title ?? (running.language === "py" ? "python" : running.language === "js" ? "javascript" : running.language)} (running)`;
+    const header = `[${running.index + 1}/${ctx.input.cells.length}] ${running.title ?? describeLanguage(running.language)} (running)`;
     content.push({ type: "text", text: running.text === "" ? header : `${header}\n${running.text}` });
   }
   const progress: EvalProgress = {

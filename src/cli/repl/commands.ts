@@ -1,5 +1,5 @@
 // The REPL's own commands (`:help`, `:js`, `:py`, `:restart`, `:quit`, time travel), `%more` and `clear`.
-import type { LocalLanguage } from "../../contracts/cell-result.js";
+import { type LocalLanguage, toLocalLanguage } from "../../contracts/cell-result.js";
 import { parseArtifactId } from "../../output/artifacts/artifact-ids.js";
 import { createPalette } from "../../render/color.js";
 import { type InteractiveRenderOptions, renderExpandedOutput } from "../../render/interactive-render.js";
@@ -72,15 +72,12 @@ export function parseReplCommand(line: string): ReplCommand {
     case "clear":
     case "cls":
       return { kind: "clear" };
-    case "py":
-    case "python":
-    case "js":
-    case "javascript": {
-      const language: LocalLanguage = name.startsWith("p") ? "py" : "js";
+    default: {
+      // `:py`, `:python`, `:js`, `:javascript` switch language; any other name is a server language's line.
+      const language = toLocalLanguage(name);
+      if (language === undefined) return { kind: "unknown", name };
       return rest.trim() === "" ? { kind: "switch", language } : { kind: "switch", language, code: rest };
     }
-    default:
-      return { kind: "unknown", name };
   }
 }
 

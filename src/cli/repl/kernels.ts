@@ -173,6 +173,7 @@ export class ReplKernels {
   async restart(language: CellLanguage): Promise<PythonDescription | undefined> {
     await restartInSession(this.manager, this.ref(language));
     this.nextCount[language] = 1;
+    // Only Python has an interpreter to name (version, executable, pid); JS runs this Node's own binary.
     return language === "py" ? this.describePython() : undefined;
   }
 

@@ -16,6 +16,7 @@ export interface CellPrompts {
 export function formatPrompts(language: CellLanguage, count: number, color: boolean): CellPrompts {
   const palette = createPalette({ color });
   // Other languages (on a Jupyter server) are named in their prompt: `r [3]: `.
+  // Python keeps IPython's `In [n]:` (and its green), the REPL's default language; others say their name.
   const label = language === "py" ? "In" : language;
   const plain = `${label} [${count}]: `;
   const dots = "...: ".padStart(plain.length);

@@ -195,7 +195,12 @@ class ReplSession {
         }
         if (command.kind === "unknown") {
           // handled above: a server language's one line
-        } else if (command.language === "py" && !hasPython && !(await this.kernels.isAlive("py"))) {
+        } else if (
+          // Python needs an interpreter found on the host; JS always has this Node process's.
+          command.language === "py" &&
+          !hasPython &&
+          !(await this.kernels.isAlive("py"))
+        ) {
           this.terminal.write(`${palette.yellow("Python is not available in this session")}\n`);
           continue;
         } else if (command.code === undefined) {
@@ -270,6 +275,7 @@ class ReplSession {
     const palette = createPalette(this.render);
     try {
       const python = await this.kernels.restart(language);
+      // Python's restart names the interpreter it found; JS has only this Node, so its name says enough.
       const what = python
         ? `Python ${python.version}${python.pid !== undefined ? `, pid ${python.pid}` : ""}`
         : language === "js"
@@ -301,6 +307,7 @@ class ReplSession {
     if (this.kernels.serverUrl !== undefined)
       parts.push(":r, :julia… switch to the server's other languages");
     if (this.args.session) parts.push(`session ${this.args.session}`);
+    // Python is the default mode and goes unsaid; JS mode is announced so `:py` is the way back.
     const mode = this.language === "js" ? " · JavaScript mode" : "";
     const limit = this.weakLimit !== undefined ? `\n${palette.dim(`[note] ${this.weakLimit}`)}` : "";
     return `${palette.bold(parts.join(" · "))}${mode}\n${palette.dim(":help for commands, :js / :py to switch language, Ctrl-D to exit")}${limit}`;

@@ -12,9 +12,10 @@ import type {
 } from "../kernel.js";
 import { CellQueue } from "./cell-queue.js";
 import { describeCellDeath, describeNotRunning, describeShutdownDuringCell } from "./exit-classification.js";
+import { type FrameRoute, routeFrame } from "./frame-routing.js";
 import { ReplyRequests } from "./reply-requests.js";
-import { type CellHost, outputOfFrame, RunningCell } from "./running-cell.js";
-import type { CellFrame, RuntimeConnection, RuntimeDescription } from "./runtime-description.js";
+import { type CellHost, RunningCell } from "./running-cell.js";
+import type { RuntimeConnection, RuntimeDescription } from "./runtime-description.js";
 import { RuntimeSlot } from "./runtime-slot.js";
 import { StrayOutput } from "./stray-output.js";
 
@@ -39,6 +40,8 @@ export class KernelClient implements Kernel {
   private readonly name: string;
   /** What every running cell needs from the client (made once: a warm cell makes none). */
   private readonly cellHost: CellHost;
+  /** What frame routing needs from the client (frame-routing.ts). */
+  private readonly frameRoute: FrameRoute;
 
   constructor(
     protected readonly runtime: RuntimeDescription,
@@ -49,7 +52,7 @@ export class KernelClient implements Kernel {
     this.name = `${runtime.language}${++kernelSerial}`;
     this.replies = new ReplyRequests(this.name);
     this.slot = new RuntimeSlot(runtime, {
-      onFrame: (frame, isPlain) => this.onFrame(frame, isPlain),
+      onFrame: (frame, isPlain) => routeFrame(frame, isPlain, this.running, this.frameRoute),
       onProtocolError: (err) => this.settleRunning(err),
       onExit: (exit) => this.onConnectionExit(exit),
     });
@@ -57,6 +60,14 @@ export class KernelClient implements Kernel {
     this.cellHost = {
       send: (frame) => this.send(frame),
       mapTraceback: runtime.mapTraceback?.bind(runtime),
+    };
+    const { replies, stray, cellHost } = this;
+    this.frameRoute = {
+      runtime,
+      replies,
+      stray,
+      cellHost,
+      endCell: (outcome) => this.settleRunning(outcome),
     };
     if (runtime.hasIsComplete) this.isComplete = (code) => this.askIsComplete(code);
   }
@@ -217,14 +228,9 @@ export class KernelClient implements Kernel {
       this.running = cell;
       this.stray?.moveInto(cell.record);
       connection.setRef(true);
+      const { nonce } = cell;
       connection.send(
-        this.runtime.executeFrame({
-          id,
-          code,
-          options,
-          nonce: cell.nonce,
-          executionCount: hostCount ?? null,
-        }),
+        this.runtime.executeFrame({ id, code, options, nonce, executionCount: hostCount ?? null }),
       );
       const { signal } = options;
       if (signal !== undefined) {
@@ -267,67 +273,20 @@ export class KernelClient implements Kernel {
       this.settleRunning(describeCellDeath(this.runtime.name, exit, { killedAfterMs: graceMs }));
   }
 
-  private onFrame(frame: CellFrame, isPlain: boolean): void {
-    switch (frame.type) {
-      case "complete_reply":
-        this.replies.answerComplete(frame.id, { start: frame.start, matches: frame.matches });
-        return;
-      case "is_complete_reply":
-        this.replies.answerIsComplete(frame.id, { status: frame.status, indent: frame.indent });
-        return;
-      case "unknown":
-        this.runtime.onUnknownFrame?.(frame.raw);
-        return;
-      case "protocol_error":
-        return;
-    }
-    const cell = this.running;
-    // Runtimes that name each frame's cell drop late frames of an ended one. Where output between cells is kept
-    // (JS: its streams carry no cell id), everything but an outcome goes to the running cell; `done` must name it.
-    const isThisCell =
-      cell !== undefined && (frame.id === cell.id || (this.stray !== undefined && frame.type !== "done"));
-    if (isThisCell) {
-      const outcome = cell.take(frame, isPlain);
-      if (outcome === undefined) return;
-      this.running = undefined;
-      this.connection?.setRef(false);
-      cell.settle(outcome);
-      return;
-    }
-    if (frame.type === "call") {
-      // A thread of a finished cell is waiting on this call: answer, or it waits forever.
-      this.send({
-        type: "reply",
-        callId: frame.callId,
-        ok: false,
-        error: { name: "CellEnded", message: `${frame.method}() was called after its cell ended` },
-      });
-      return;
-    }
-    if (this.stray !== undefined) {
-      const output = outputOfFrame(frame, isPlain, this.cellHost.mapTraceback);
-      if (output !== undefined) this.stray.keep(output);
-    }
-  }
-
   /** The process exited: the running cell learns what that means before the kernel's exit listeners hear of it. */
   private onConnectionExit(exit: KernelExit): void {
     this.replies.answerAll();
     const cell = this.running;
-    if (cell !== undefined) {
-      this.settleRunning(
-        this.isClosed && exit.requested
-          ? describeShutdownDuringCell(this.runtime.name, exit)
-          : describeCellDeath(
-              this.runtime.name,
-              exit,
-              cell.isKilling ? { killedAfterMs: cell.killGraceMs } : {},
-            ),
-      );
-    }
+    if (cell === undefined) return;
+    const { name } = this.runtime;
+    const how = cell.isKilling ? { killedAfterMs: cell.killGraceMs } : {};
+    const isShutdown = this.isClosed && exit.requested;
+    this.settleRunning(
+      isShutdown ? describeShutdownDuringCell(name, exit) : describeCellDeath(name, exit, how),
+    );
   }
 
-  private settleRunning(outcome: Error): void {
+  private settleRunning(outcome: ExecuteOutcome | Error): void {
     const cell = this.running;
     if (cell === undefined) return;
     this.running = undefined;

@@ -1,4 +1,5 @@
 // Which kernelspec serves a cell's language: short names (`py`, `r`), language names and kernelspec names.
+import { describeLanguage, toLocalLanguage } from "../../contracts/cell-result.js";
 import type { KernelspecInfo, KernelspecList } from "./jupyter-rest.js";
 
 /** A language a cell can name, and the kernelspec that serves it. */
@@ -11,11 +12,6 @@ export interface CatalogLanguage {
 
 /** What a language resolves to, or why it does not. */
 export type CatalogMatch = { ok: true; language: CatalogLanguage } | { ok: false; message: string };
-
-/** Short names evalkit uses for a kernel's language (cells say `py`, kernels say `python`). */
-const SHORT_NAMES: Record<string, string> = { python: "py", javascript: "js" };
-/** What a cell may say for a short name. */
-const LONG_NAMES: Record<string, string> = { py: "python", js: "javascript" };
 
 /**
  * The server's languages: one entry per language, served by the server's default kernelspec when it has that
@@ -64,7 +60,7 @@ export class JupyterCatalog {
   /** The entry for a key or name a cell gave (`py`, `python`, `R`, `ir`), if the server has it. */
   find(language: string): CatalogLanguage | undefined {
     const name = language.trim().toLowerCase();
-    return this.byName.get(name) ?? this.byName.get(LONG_NAMES[name] ?? "");
+    return this.byName.get(name) ?? this.byName.get(describeLanguage(name));
   }
 
   /** Like {@link find}, or a message listing what the server offers. */
@@ -87,5 +83,5 @@ export class JupyterCatalog {
 
 function keyOf(spec: KernelspecInfo): string {
   const language = spec.language.toLowerCase();
-  return SHORT_NAMES[language] ?? language;
+  return toLocalLanguage(language) ?? language;
 }
