@@ -6,7 +6,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createArtifactStore, listArtifacts, readArtifact } from "../../src/output/artifacts/artifact-store.js";
+import {
+  createArtifactStore,
+  listArtifacts,
+  readArtifact,
+} from "../../src/output/artifacts/artifact-store.js";
 import { waitFor } from "../helpers/processes.js";
 import { TEST_PYTHON } from "../helpers/python.js";
 

@@ -3,8 +3,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isEvalkitError } from "../../../src/errors.js";
-import { generateArtifactId, parseArtifactId, resolveArtifactDir } from "../../../src/output/artifacts/artifact-ids.js";
-import { createArtifactStore, listArtifacts, readArtifact } from "../../../src/output/artifacts/artifact-store.js";
+import {
+  generateArtifactId,
+  parseArtifactId,
+  resolveArtifactDir,
+} from "../../../src/output/artifacts/artifact-ids.js";
+import {
+  createArtifactStore,
+  listArtifacts,
+  readArtifact,
+} from "../../../src/output/artifacts/artifact-store.js";
 
 let dir: string;
 beforeEach(() => {

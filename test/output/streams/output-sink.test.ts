@@ -5,7 +5,11 @@ import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ARTIFACT_BATCH_BYTES } from "../../../src/output/artifacts/artifact-batch.js";
 import { createArtifactStore, readArtifact } from "../../../src/output/artifacts/artifact-store.js";
-import { createOutputSink, emptySinkResult, type OutputSinkOptions } from "../../../src/output/streams/output-sink.js";
+import {
+  createOutputSink,
+  emptySinkResult,
+  type OutputSinkOptions,
+} from "../../../src/output/streams/output-sink.js";
 import { decodeRawBytes } from "../../../src/output/streams/raw-bytes.js";
 
 let dir: string;

@@ -1,6 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { decodeRawBytes, encodeRawBytes, encodeRawBytesTransient } from "../../../src/output/streams/raw-bytes.js";
+import {
+  decodeRawBytes,
+  encodeRawBytes,
+  encodeRawBytesTransient,
+} from "../../../src/output/streams/raw-bytes.js";
 
 describe("raw bytes", () => {
   it("turns surrogate-escaped undecodable bytes back into the original bytes", () => {
