@@ -48,10 +48,7 @@ export async function completeInSession(
   const none: CompletionReply = { start: cursor, matches: [] };
   const kernel = await peekQuietly(sessions, ref);
   if (kernel?.isAlive !== true || kernel.complete === undefined) return none;
-  // At the end of the code the cursor is left out: every kernel defaults to it, and the Jupyter kernel's second
-  // parameter is still a timeout rather than a cursor.
-  const asked = cursor === code.length ? kernel.complete(code) : kernel.complete(code, cursor);
-  return (await withDeadline(asked, timeoutMs)) ?? none;
+  return (await withDeadline(kernel.complete(code, cursor), timeoutMs)) ?? none;
 }
 
 /**

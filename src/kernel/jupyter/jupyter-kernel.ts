@@ -5,6 +5,7 @@ import { CellQueue } from "../client/cell-queue.js";
 import { describeCellDeath } from "../client/exit-classification.js";
 import type { ExecuteOptions, ExecuteOutcome, Kernel, KernelExit } from "../kernel.js";
 import { withStartDeadline } from "../process/start-deadline.js";
+import { countCodePoints, toUtf16Offset } from "./code-points.js";
 import {
   buildMessage,
   type JupyterKernelInfo,
@@ -186,16 +187,24 @@ export class JupyterKernel implements Kernel {
     return { status, indent: typeof reply?.indent === "string" ? reply.indent : "" };
   }
 
-  /** Completions at the end of `line` (`complete_request`); none when the kernel does not answer in time. */
-  async complete(line: string, timeoutMs = 2000): Promise<{ start: number; matches: string[] }> {
+  /**
+   * Completions at `cursor` (UTF-16 units, as the Kernel contract counts; `complete_request`); none when the
+   * kernel does not answer within `timeoutMs`. Jupyter counts cursors in code points since protocol 5.2.
+   */
+  async complete(
+    code: string,
+    cursor: number = code.length,
+    timeoutMs = 2000,
+  ): Promise<{ start: number; matches: string[] }> {
+    const at = Math.max(0, Math.min(cursor, code.length));
     const reply = await this.askShell(
       "complete_request",
-      { code: line, cursor_pos: line.length },
+      { code, cursor_pos: countCodePoints(code, at) },
       "complete_reply",
       timeoutMs,
     );
     const matches = Array.isArray(reply?.matches) ? reply.matches.map(String) : [];
-    const start = typeof reply?.cursor_start === "number" ? reply.cursor_start : line.length;
+    const start = typeof reply?.cursor_start === "number" ? toUtf16Offset(code, reply.cursor_start) : at;
     return { start, matches };
   }
 

@@ -64,6 +64,16 @@ describe.runIf(isJupyterIntegration && found.length > 0).each(found)(
       ]);
     });
 
+    it("completes at the contract's cursor, in UTF-16 units, with code after the cursor left alone", async () => {
+      await kernel.execute("abc_value = 1");
+      // The emoji before the cursor is one code point for Jupyter and two UTF-16 units for the host.
+      const code = 'x = "\u{1F600}" + abc_v\nprint(1)';
+      const cursor = code.indexOf("\n");
+      const reply = await kernel.complete(code, cursor);
+      expect(reply.matches).toContain("abc_value");
+      expect(code.slice(reply.start, cursor)).toBe("abc_v");
+    });
+
     it("reports an exception as an error outcome with its name, value and traceback", async () => {
       const outcome = await kernel.execute("raise ValueError('bad value')");
       expect(outcome.status).toBe("error");
