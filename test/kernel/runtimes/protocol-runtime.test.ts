@@ -1,17 +1,21 @@
 // A kernel of a protocol runner from its description alone (the Perl runner of the conformance suite) over the
 // one kernel client: cells, input, interrupt, the escalation kill, output retained once, death and shutdown.
+import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import type { KernelOutput } from "../../../src/contracts/outputs.js";
 import { isEvalkitError } from "../../../src/errors.js";
 import type { KernelClient } from "../../../src/kernel/client/kernel-client.js";
 import { defineRuntime } from "../../../src/kernel/runtimes/define-runtime.js";
 import { createRuntimeKernel } from "../../../src/kernel/runtimes/protocol-runtime.js";
+import { findProcesses, waitFor } from "../../helpers/processes.js";
 import { requireOrExplainSkip } from "../../helpers/required.js";
 import { findPerlMissing, PERL_RUNNER } from "../../protocol/runtimes.js";
 
 const perlMissing = findPerlMissing();
 requireOrExplainSkip("the Perl runtime's kernel tests", perlMissing);
 
+/** A runner that misbehaves as FAKE_RUNNER_MODE says (silent, garbage, partial ready line). */
+const GARBAGE_RUNNER = fileURLToPath(new URL("../../fixtures/garbage-runner.sh", import.meta.url));
 const perl = defineRuntime({ name: "perl", command: ["perl", PERL_RUNNER], interruptGraceMs: 300 });
 const kernels: KernelClient[] = [];
 
@@ -129,4 +133,27 @@ describe.skipIf(perlMissing !== undefined)("a protocol runtime's kernel", () => 
       message: expect.stringContaining("was not found"),
     });
   });
+
+  it.each([
+    ["never says ready", "silent"],
+    ["writes garbage instead of frames", "garbage"],
+    ["stops in the middle of its ready line", "partial"],
+  ])(
+    "fails start-up with KERNEL_START_FAILED when the runner %s, and leaves no process",
+    async (_what, mode) => {
+      const runtime = defineRuntime({
+        name: `hostile-${mode}`,
+        command: ["sh", GARBAGE_RUNNER],
+        env: { FAKE_RUNNER_MODE: mode },
+        startTimeoutMs: 1500,
+      });
+      const kernel = createRuntimeKernel(runtime);
+      kernels.push(kernel);
+      const started = Date.now();
+      await expect(kernel.start()).rejects.toMatchObject({ code: "KERNEL_START_FAILED" });
+      expect(Date.now() - started).toBeLessThan(15_000);
+      await waitFor(() => findProcesses(GARBAGE_RUNNER).length === 0, 5000);
+      expect(findProcesses(GARBAGE_RUNNER)).toEqual([]);
+    },
+  );
 });
