@@ -29,8 +29,8 @@ would stop the host, and with it every timeout). While kernels are registered it
 has a terminal and is no longer its foreground group: Ctrl-Z, which the shell answers by taking the terminal
 back). A cell that stops or kills this guard first defeats it (docs/security.md): it runs as the same user.
 
-Standalone (outside the runner's bundle), CPython 3.8+, stdlib only; Linux (/proc). Elsewhere it still ends
-the registered runners and their process groups.
+Run from disk beside the runner's package (it imports lifetime/process_tree.py), CPython 3.8+, stdlib only;
+Linux (/proc). Elsewhere it still ends the registered runners and their process groups.
 """
 
 import os
@@ -38,7 +38,11 @@ import select
 import sys
 import _signal as signal  # `signal` imports enum (~2 ms of start-up) to wrap these in enums
 
-TAG_NAME = "EVALKIT_KERNEL_TAG"  # as in evalkit_kernel/lifetime/process_tree.py
+# The runner's package sits beside this file (-I leaves the script's folder off sys.path): the /proc scans and the
+# host-state check are the ones the runner and a remote kernel's own guard use.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from evalkit_kernel.lifetime import process_tree  # noqa: E402
+
 HOST_CHECK_MS = 1000
 ROUNDS = 3  # scans after the first: a process forked while the previous round killed its parent
 
@@ -59,7 +63,7 @@ def main(argv):
         except InterruptedError:
             continue
         if not events:
-            stopped_seen = stopped_seen + 1 if is_frozen(host) else 0
+            stopped_seen = stopped_seen + 1 if process_tree.is_frozen(host) else 0
             if stopped_seen >= 2:
                 try_call(os.kill, host, signal.SIGCONT)
                 stopped_seen = 0
@@ -97,7 +101,7 @@ def end_kernels(kernels):
     tags = set(tag for tag in kernels.values() if tag)
     for _ in range(1 + ROUNDS):
         pids, groups = find_trees(runners)
-        pids.update(find_tagged(tags))
+        pids.update(process_tree.find_tagged_any(tags))
         pids.discard(me)
         if not pids and not any(is_alive(pid) for pid in runners):
             return
@@ -112,25 +116,7 @@ def end_kernels(kernels):
 
 def find_trees(roots):
     """(pids, groups) descended from any of roots, from one scan of /proc; groups exclude the roots' own."""
-    try:
-        names = os.listdir("/proc")
-    except OSError:
-        return set(), set()
-    children = {}
-    group_of = {}
-    for name in names:
-        if not name.isdigit():
-            continue
-        try:
-            with open("/proc/%s/stat" % name, "rb") as handle:
-                stat = handle.read()
-            fields = stat[stat.rfind(b")") + 2:].split()
-            ppid, pgid = int(fields[1]), int(fields[2])
-        except (OSError, ValueError, IndexError):
-            continue
-        pid = int(name)
-        children.setdefault(ppid, []).append(pid)
-        group_of[pid] = pgid
+    children, group_of = process_tree.scan_proc()
     pids = set()
     todo = list(roots)
     while todo:
@@ -138,34 +124,8 @@ def find_trees(roots):
             if child not in pids:
                 pids.add(child)
                 todo.append(child)
-    own = set(roots)
-    groups = set(group_of[pid] for pid in pids if pid in group_of) - own
+    groups = set(group_of[pid] for pid in pids if pid in group_of) - set(roots)
     return pids, groups
-
-
-def find_tagged(tags):
-    """Pids whose initial environment carries one of the kernels' tags: one pass over /proc for all of them."""
-    found = set()
-    if not tags:
-        return found
-    prefix = (TAG_NAME + "=").encode("ascii")
-    wanted = set(tag.encode("ascii", "replace") for tag in tags)
-    try:
-        names = os.listdir("/proc")
-    except OSError:
-        return found
-    for name in names:
-        if not name.isdigit():
-            continue
-        try:
-            with open("/proc/%s/environ" % name, "rb") as handle:
-                for entry in handle.read().split(b"\0"):
-                    if entry.startswith(prefix) and entry[len(prefix):] in wanted:
-                        found.add(int(name))
-                        break
-        except OSError:
-            continue  # another user's process, or gone
-    return found
 
 
 def is_alive(pid):
@@ -174,26 +134,6 @@ def is_alive(pid):
         return True
     except OSError:
         return False
-
-
-def host_state(pid):
-    """(state, pgrp, tty_nr, tpgid) from /proc/<pid>/stat, or None (not Linux, or gone)."""
-    try:
-        with open("/proc/%d/stat" % pid, "rb") as handle:
-            stat = handle.read()
-        fields = stat[stat.rfind(b")") + 2:].split()
-        return fields[0], int(fields[2]), int(fields[4]), int(fields[5])
-    except (OSError, ValueError, IndexError):
-        return None
-
-
-def is_frozen(pid):
-    """Stopped by a signal ("T", not a debugger's "t"), and not by job control: no terminal, or still its foreground."""
-    state = host_state(pid)
-    if state is None or state[0] != b"T":
-        return False
-    _, pgrp, tty, foreground = state
-    return tty == 0 or foreground == pgrp
 
 
 def try_call(call, *args):

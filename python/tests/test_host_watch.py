@@ -12,12 +12,12 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 import subreaper_parent  # noqa: E402  (python/subreaper_parent.py, beside the package)
-from evalkit_kernel.lifetime import guard  # noqa: E402
+from evalkit_kernel.lifetime import process_tree  # noqa: E402
 
 
 def _wait_state(pid, wanted):
     for _ in range(200):
-        state = guard._host_state(pid)
+        state = process_tree.host_state(pid)
         if state is not None and state[0] == wanted:
             return
         time.sleep(0.01)
@@ -34,20 +34,20 @@ class HostWatchTest(unittest.TestCase):
         self.child.wait()
 
     def test_a_running_process_is_not_frozen(self):
-        self.assertFalse(guard._is_frozen(self.child.pid))
+        self.assertFalse(process_tree.is_frozen(self.child.pid))
         self.assertFalse(subreaper_parent.is_frozen(self.child.pid))
 
     def test_a_process_stopped_by_a_signal_without_a_terminal_is_frozen(self):
         os.kill(self.child.pid, signal.SIGSTOP)
         _wait_state(self.child.pid, b"T")
-        self.assertTrue(guard._is_frozen(self.child.pid))
+        self.assertTrue(process_tree.is_frozen(self.child.pid))
         self.assertTrue(subreaper_parent.is_frozen(self.child.pid))
         os.kill(self.child.pid, signal.SIGCONT)
 
     def test_a_process_that_is_gone_is_not_frozen(self):
         self.child.kill()
         self.child.wait()
-        self.assertFalse(guard._is_frozen(self.child.pid))
+        self.assertFalse(process_tree.is_frozen(self.child.pid))
         self.assertFalse(subreaper_parent.is_frozen(self.child.pid))
 
 

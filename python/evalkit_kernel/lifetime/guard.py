@@ -147,7 +147,7 @@ def _serve(runner, protocol_fd, alive_r, host=0):
     poller = select.poll()
     poller.register(watch, 0)  # errors and hang-ups are always reported
     poller.register(alive_r, select.POLLIN)
-    watches_host = host > 1 and _host_state(host) is not None
+    watches_host = host > 1 and process_tree.host_state(host) is not None
     stopped_seen = 0
     while True:
         try:
@@ -155,7 +155,7 @@ def _serve(runner, protocol_fd, alive_r, host=0):
         except InterruptedError:
             continue
         if watches_host and not events:
-            stopped_seen = stopped_seen + 1 if _is_frozen(host) else 0
+            stopped_seen = stopped_seen + 1 if process_tree.is_frozen(host) else 0
             if stopped_seen >= 2:
                 _try(os.kill, host, signal.SIGCONT)
                 stopped_seen = 0
@@ -165,26 +165,6 @@ def _serve(runner, protocol_fd, alive_r, host=0):
             if flags & (select.POLLERR | select.POLLHUP | select.POLLNVAL):
                 _end_kernel(runner)
                 return
-
-
-def _host_state(pid):
-    """(state, pgrp, tty_nr, tpgid) from /proc/<pid>/stat, or None (not Linux, or gone)."""
-    try:
-        with open("/proc/%d/stat" % pid, "rb") as handle:
-            stat = handle.read()
-        fields = stat[stat.rfind(b")") + 2:].split()
-        return fields[0], int(fields[2]), int(fields[4]), int(fields[5])
-    except (OSError, ValueError, IndexError):
-        return None
-
-
-def _is_frozen(pid):
-    """Stopped by a signal ("T", not a debugger's "t"), and not by job control: no terminal, or still its foreground."""
-    state = _host_state(pid)
-    if state is None or state[0] != b"T":
-        return False
-    _, pgrp, tty, foreground = state
-    return tty == 0 or foreground == pgrp
 
 
 def _close_everything_but(keep):

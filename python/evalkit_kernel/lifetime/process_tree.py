@@ -11,14 +11,14 @@ import os
 import _signal as signal  # `signal` imports enum (~2 ms of start-up) to wrap these in enums
 
 
-def find_descendants(root):
-    """(pids, process groups) descended from root, parents before children; empty without /proc."""
+def scan_proc():
+    """({ppid: [pids]}, {pid: pgid}) from one pass over /proc; both empty without it."""
+    children = {}
+    groups = {}
     try:
         names = os.listdir("/proc")
     except OSError:
-        return [], []
-    children = {}
-    groups = {}
+        return children, groups
     for name in names:
         if not name.isdigit():
             continue
@@ -32,6 +32,12 @@ def find_descendants(root):
         pid = int(name)
         children.setdefault(ppid, []).append(pid)
         groups[pid] = pgid
+    return children, groups
+
+
+def find_descendants(root):
+    """(pids, process groups) descended from root, parents before children; empty without /proc."""
+    children, groups = scan_proc()
     pids = []
     todo = [root]
     while todo:
@@ -120,13 +126,18 @@ _tag = os.environ.get(TAG_NAME, "")
 
 def find_tagged(tag):
     """Pids (other than this process) whose initial environment holds TAG_NAME=tag."""
-    if not tag:
+    return find_tagged_any([tag]) if tag else []
+
+
+def find_tagged_any(tags):
+    """Pids (other than this process) whose initial environment holds TAG_NAME=<one of tags>: one /proc pass."""
+    wanted = set(("%s=%s" % (TAG_NAME, tag)).encode("ascii", "replace") for tag in tags if tag)
+    if not wanted:
         return []
     try:
         names = os.listdir("/proc")
     except OSError:
         return []
-    needle = ("%s=%s" % (TAG_NAME, tag)).encode("ascii", "replace")
     me = os.getpid()
     found = []
     for name in names:
@@ -134,11 +145,31 @@ def find_tagged(tag):
             continue
         try:
             with open("/proc/%s/environ" % name, "rb") as handle:
-                if needle in handle.read().split(b"\0"):
+                if not wanted.isdisjoint(handle.read().split(b"\0")):
                     found.append(int(name))
         except OSError:
             continue  # another user's process, or gone
     return found
+
+
+def host_state(pid):
+    """(state, pgrp, tty_nr, tpgid) from /proc/<pid>/stat, or None (not Linux, or gone)."""
+    try:
+        with open("/proc/%d/stat" % pid, "rb") as handle:
+            stat = handle.read()
+        fields = stat[stat.rfind(b")") + 2:].split()
+        return fields[0], int(fields[2]), int(fields[4]), int(fields[5])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def is_frozen(pid):
+    """Stopped by a signal ("T", not a debugger's "t"), and not by job control: no terminal, or still its foreground."""
+    state = host_state(pid)
+    if state is None or state[0] != b"T":
+        return False
+    _, pgrp, tty, foreground = state
+    return tty == 0 or foreground == pgrp
 
 
 def kill_descendants(root=None, spare=None, is_subreaper=False):
