@@ -1,18 +1,17 @@
 // One JS kernel process, the JS runtime's connection: spawn in its own group, the ready handshake, frames on fd 3,
 // capture pipes on fd 1/2, memory watch, exit.
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import type { Socket } from "node:net";
 import { STATUS_MIME } from "../../contracts/outputs.js";
 import { EvalkitError } from "../../errors.js";
-import { openSeccompStdio } from "../../runtime/sandbox-argv.js";
 import type { KernelCgroup } from "../../runtime/sandbox-cgroup.js";
 import { createRandomToken } from "../../text/random-tokens.js";
 import type { RuntimeConnection } from "../client/runtime-description.js";
 import type { KernelExit } from "../kernel.js";
 import { climbKillLadder, killKernelNow, reapKernelTree, waitForChildExit } from "../process/kill-ladder.js";
 import { watchMemory } from "../process/memory-watch.js";
-import { signalGroup } from "../process/process-group.js";
-import { hostPidInSandbox, KERNEL_TAG_NAME } from "../process/process-tree.js";
+import { signalGroup, spawnKernelProcess } from "../process/process-group.js";
+import { hostPidInSandbox } from "../process/process-tree.js";
 import { describeCgroupOom, unwrapSandboxExit } from "../process/sandbox-exit.js";
 import { withStartDeadline } from "../process/start-deadline.js";
 import { LineReader } from "../wire/line-reader.js";
@@ -92,20 +91,15 @@ export class JsKernelProcess implements RuntimeConnection {
       ...(config.parent ? { parent: config.parent, hostPid: process.pid } : {}),
     });
     this.merger = new OrderedChannels(nonce, (item) => this.deliver(item));
-    // Inherited by everything the kernel starts: how its strays are found once it is gone (process-tree.ts).
-    const env = { ...config.env, [KERNEL_TAG_NAME]: this.tag };
-    const seccomp = openSeccompStdio(["ignore", "pipe", "pipe", "pipe"], config.seccompFile);
-    try {
-      this.child = spawn(command, args, {
-        cwd: config.cwd,
-        env,
-        stdio: seccomp.stdio,
-        detached: process.platform !== "win32",
-        windowsHide: true,
-      });
-    } finally {
-      seccomp.close();
-    }
+    this.child = spawnKernelProcess({
+      command,
+      args,
+      cwd: config.cwd,
+      env: config.env,
+      stdio: ["ignore", "pipe", "pipe", "pipe"],
+      tag: this.tag,
+      seccompFile: config.seccompFile,
+    });
     this.channel = this.child.stdio[3] as Socket;
     this.ready = new Promise<JsReadyInfo>((resolve, reject) => {
       this.settleReady = resolve;

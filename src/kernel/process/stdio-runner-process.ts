@@ -1,8 +1,7 @@
 // One runner process speaking NDJSON on stdin/stdout (Python's runner, and any protocol runner such as the Perl
 // one): spawn in its own group, frames in from stdout, stderr's tail, the ready handshake, exit and the kill ladder.
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { EvalkitError } from "../../errors.js";
-import { openSeccompStdio } from "../../runtime/sandbox-argv.js";
 import { createRandomToken } from "../../text/random-tokens.js";
 import { summarizeStderr } from "../client/exit-classification.js";
 import type { ConnectionEvents, RuntimeConnection } from "../client/runtime-description.js";
@@ -16,8 +15,7 @@ import {
   type ReadyFrame,
 } from "../wire/runner-frames.js";
 import { climbKillLadder, reapKernelTree, waitForChildExit } from "./kill-ladder.js";
-import { signalGroup } from "./process-group.js";
-import { KERNEL_TAG_NAME } from "./process-tree.js";
+import { signalGroup, spawnKernelProcess } from "./process-group.js";
 import { unwrapSandboxExit } from "./sandbox-exit.js";
 import { withStartDeadline } from "./start-deadline.js";
 
@@ -79,19 +77,15 @@ export class StdioRunnerProcess implements RuntimeConnection {
     private readonly config: StdioRunnerConfig,
     private readonly events: ConnectionEvents,
   ) {
-    const env = { ...config.env, [KERNEL_TAG_NAME]: this.tag };
-    const seccomp = openSeccompStdio(["pipe", "pipe", "pipe"], config.seccompFile);
-    try {
-      this.child = spawn(config.command, config.args, {
-        cwd: config.cwd,
-        env,
-        stdio: seccomp.stdio,
-        detached: process.platform !== "win32",
-        windowsHide: true,
-      });
-    } finally {
-      seccomp.close();
-    }
+    this.child = spawnKernelProcess({
+      command: config.command,
+      args: config.args,
+      cwd: config.cwd,
+      env: config.env,
+      stdio: ["pipe", "pipe", "pipe"],
+      tag: this.tag,
+      seccompFile: config.seccompFile,
+    });
     if (this.child.pid !== undefined) config.onSpawn?.(this.child.pid, this.tag);
     this.child.stdout?.on("data", (chunk: Buffer) => this.onStdout(chunk));
     this.child.stderr?.on("data", (chunk: Buffer) => this.onStderr(chunk));
