@@ -6,10 +6,26 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { KernelOutput } from "../../src/contracts/outputs.js";
 import { JsKernel } from "../../src/kernel/js/js-kernel.js";
+import type { ExecuteOutcome, Kernel } from "../../src/kernel/kernel.js";
 import { startKernel } from "../helpers/python.js";
+import { sandboxSkipReason } from "../helpers/sandbox.js";
 
 function streamText(outputs: KernelOutput[], name: "stdout" | "stderr"): string {
   return outputs.map((o) => (o.type === "stream" && o.name === name ? o.text : "")).join("");
+}
+
+/** A cell forged a `result` and a `done` (count 99) for itself: both ignored and named, the real ones kept. */
+async function expectForgeryIgnored(kernel: Kernel, outcome: ExecuteOutcome, next: string): Promise<void> {
+  expect(outcome.status).toBe("ok");
+  expect(outcome.executionCount).not.toBe(99);
+  expect(streamText(outcome.outputs, "stdout")).toBe("the real cell went on\n");
+  const stderr = streamText(outcome.outputs, "stderr");
+  expect(stderr).toContain('ignored a "result" frame');
+  expect(stderr).toContain('ignored a "done" frame');
+  const results = outcome.outputs.filter((o) => o.type === "result");
+  expect(results).toEqual([{ type: "result", data: { "text/plain": "'real'" } }]);
+  const after = await kernel.execute(next);
+  expect(after.outputs.at(-1)).toEqual({ type: "result", data: { "text/plain": "2" } });
 }
 
 const dirs: string[] = [];
@@ -62,52 +78,16 @@ describe("chaos: the protocol channel stays private", () => {
         "'real'",
       ].join("\n"),
     );
-    expect(outcome.status).toBe("ok");
-    expect(outcome.executionCount).not.toBe(99);
-    expect(streamText(outcome.outputs, "stdout")).toBe("the real cell went on\n");
-    const stderr = streamText(outcome.outputs, "stderr");
-    expect(stderr).toContain('ignored a "result" frame');
-    expect(stderr).toContain('ignored a "done" frame');
-    const results = outcome.outputs.filter((o) => o.type === "result");
-    expect(results).toEqual([{ type: "result", data: { "text/plain": "'real'" } }]);
-    const after = await kernel.execute("1 + 1");
-    expect(after.outputs.at(-1)).toEqual({ type: "result", data: { "text/plain": "2" } });
+    await expectForgeryIgnored(kernel, outcome, "1 + 1");
   });
 
-  it("never trusts a done or result frame a JS cell forges on fd 3, and says so", async () => {
-    // The runner's own module gives the cell its id; fd 3 is the frame channel (docs/protocol.md).
-    const kernel = new JsKernel();
-    try {
-      const outcome = await kernel.execute(
-        [
-          'const fs = require("node:fs");',
-          'const path = require("node:path");',
-          'const { state } = require(path.join(path.dirname(process.argv[1]), "cell-state.cjs"));',
-          "const cell = state.current.id;",
-          "const fake = [",
-          '  { type: "result", id: cell, bundle: { "text/plain": "\'forged\'" } },',
-          '  { type: "done", id: cell, status: "ok", executionCount: 99, cancelled: false },',
-          "];",
-          'fs.writeSync(3, fake.map((f) => JSON.stringify(f) + "\\n").join(""));',
-          "await new Promise((r) => setTimeout(r, 300));",
-          'console.log("the real cell went on");',
-          '"real"',
-        ].join("\n"),
-      );
-      expect(outcome.status).toBe("ok");
-      expect(outcome.executionCount).not.toBe(99);
-      expect(streamText(outcome.outputs, "stdout")).toBe("the real cell went on\n");
-      const stderr = streamText(outcome.outputs, "stderr");
-      expect(stderr).toContain('ignored a "result" frame');
-      expect(stderr).toContain('ignored a "done" frame');
-      const results = outcome.outputs.filter((o) => o.type === "result");
-      expect(results).toEqual([{ type: "result", data: { "text/plain": "'real'" } }]);
-      const after = await kernel.execute("1 + 1");
-      expect(after.outputs.at(-1)).toEqual({ type: "result", data: { "text/plain": "2" } });
-    } finally {
-      await kernel.shutdown();
-    }
-  });
+  it("never trusts a done or result frame a JS cell forges on fd 3, and says so", () =>
+    forgeOnFd3(undefined));
+
+  it.skipIf(sandboxSkipReason !== "")(
+    `never trusts a done or result frame a sandboxed JS cell forges on fd 3, and says so ${sandboxSkipReason}`,
+    () => forgeOnFd3({ network: false, writable: [] }),
+  );
 
   it("resets fd 1 and fd 2 to blocking as each cell ends, so a later child's big output is not cut short", async () => {
     const kernel = await startKernel();
@@ -134,3 +114,30 @@ describe("chaos: the protocol channel stays private", () => {
     expect(received).toBe(8 << 20);
   }, 60_000);
 });
+
+/** A JS cell writes a forged `result` and `done` for itself on fd 3, the frame channel (docs/protocol.md). */
+async function forgeOnFd3(sandbox: { network: boolean; writable: string[] } | undefined): Promise<void> {
+  const kernel = new JsKernel(sandbox ? { sandbox } : {});
+  try {
+    const outcome = await kernel.execute(
+      [
+        'const fs = require("node:fs");',
+        'const path = require("node:path");',
+        // The runner's own module gives the cell its id.
+        'const { state } = require(path.join(path.dirname(process.argv[1]), "cell-state.cjs"));',
+        "const cell = state.current.id;",
+        "const fake = [",
+        '  { type: "result", id: cell, bundle: { "text/plain": "\'forged\'" } },',
+        '  { type: "done", id: cell, status: "ok", executionCount: 99, cancelled: false },',
+        "];",
+        'fs.writeSync(3, fake.map((f) => JSON.stringify(f) + "\\n").join(""));',
+        "await new Promise((r) => setTimeout(r, 300));",
+        'console.log("the real cell went on");',
+        '"real"',
+      ].join("\n"),
+    );
+    await expectForgeryIgnored(kernel, outcome, "1 + 1");
+  } finally {
+    await kernel.shutdown();
+  }
+}

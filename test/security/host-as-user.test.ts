@@ -1,9 +1,9 @@
 // The host's defences hold for an unprivileged host too: run as `nobody` (root drops to it with setpriv; another
 // user runs as itself), `evalkit exec` survives deep metadata, is not frozen by SIGSTOP, keeps output after a forged
-// stream marker, a library host turns an unencodable bridge reply into BridgeError, and prefixed secret names stay
-// out of the kernel.
+// stream marker, ignores a JS cell's forged done frame (sandboxed too), a library host turns an unencodable bridge
+// reply into BridgeError, and prefixed secret names stay out of the kernel.
 import { spawn, spawnSync } from "node:child_process";
-import { chownSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -123,6 +123,30 @@ console.log("after the forged marker");`;
     const run = await runAsUser(cli(["--lang", "js", "-c", code]), 30_000);
     expect(cellsOf(run.stdout)[0]?.text).toContain("after the forged marker");
   }, 40_000);
+
+  it.each([[[]], [["--sandbox"]]])(
+    "ignores a done frame a JS cell forges on fd 3 (flags %j): the real cell goes on",
+    async (flags) => {
+      const code = [
+        'const fs = require("node:fs");',
+        'const path = require("node:path");',
+        'const { state } = require(path.join(path.dirname(process.argv[1]), "cell-state.cjs"));',
+        'const done = { type: "done", id: state.current.id, status: "ok", executionCount: 99, cancelled: false };',
+        'fs.writeSync(3, JSON.stringify(done) + "\\n");',
+        "await new Promise((r) => setTimeout(r, 300));",
+        'console.log("the real cell went on");',
+      ].join("\n");
+      // A project directory: the sandbox refuses the home directory (HOME is `work` here) as its cwd.
+      const project = path.join(work, "project");
+      mkdirSync(project, { recursive: true });
+      if (isRoot) chownSync(project, NOBODY, NOBODY);
+      const run = await runAsUser(cli([...flags, "--cwd", project, "--lang", "js", "-c", code]), 30_000);
+      const text = cellsOf(run.stdout)[0]?.text ?? "";
+      expect(text).toContain("the real cell went on");
+      expect(text).toContain('ignored a "done" frame');
+    },
+    40_000,
+  );
 
   it("turns a BigInt bridge reply into BridgeError and keeps prefixed secret names from the kernel", async () => {
     const script = path.join(work, "host.mjs");
