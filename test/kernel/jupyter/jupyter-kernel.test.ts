@@ -64,12 +64,15 @@ describe.runIf(isJupyterIntegration && found.length > 0).each(found)(
       ]);
     });
 
-    it("completes at the contract's cursor, in UTF-16 units, with code after the cursor left alone", async () => {
+    it("completes at the contract's cursor, in UTF-16 units, with code after the cursor left alone", {
+      timeout: 90_000,
+    }, async () => {
       await kernel.execute("abc_value = 1");
       // The emoji before the cursor is one code point for Jupyter and two UTF-16 units for the host.
       const code = 'x = "\u{1F600}" + abc_v\nprint(1)';
       const cursor = code.indexOf("\n");
-      const reply = await kernel.complete(code, cursor);
+      // A generous wait: the kernel's first completion loads jedi, seconds on a loaded machine.
+      const reply = await kernel.complete(code, cursor, 60_000);
       expect(reply.matches).toContain("abc_value");
       expect(code.slice(reply.start, cursor)).toBe("abc_v");
     });
